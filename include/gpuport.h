@@ -1,0 +1,240 @@
+/* gpuport: one C API for compute on CUDA, HIP and OpenCL devices.
+ *
+ * The only header an application includes. Every function returns a gp_status; on failure
+ * gp_last_error() holds, for the calling thread, a sentence saying what was wrong (with the
+ * backend's own error name and code, or the whole build log after a failed compile).
+ *
+ * Threads: every function may be called from any thread. Devices, buffers, programs, kernels
+ * and events may be shared between threads. A stream is an in-order queue: several threads may
+ * enqueue on one stream, but then the order between them is whatever order the calls happen in;
+ * the usual pattern is one stream per thread. Destroying an object while another thread still
+ * uses it is the caller's bug, as with free().
+ *
+ * Bad input (a NULL handle or pointer, a range outside a buffer, objects of two devices mixed,
+ * a wrong kernel argument) returns an error status and changes nothing.
+ */
+#ifndef GPUPORT_H
+#define GPUPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GP_VERSION_MAJOR 0
+#define GP_VERSION_MINOR 1
+#define GP_VERSION_PATCH 0
+/* One number that grows with every release: MAJOR * 10000 + MINOR * 100 + PATCH. */
+#define GP_VERSION_NUMBER (GP_VERSION_MAJOR * 10000 + GP_VERSION_MINOR * 100 + GP_VERSION_PATCH)
+
+#if defined(__GNUC__)
+#define GP_API __attribute__((visibility("default")))
+#else
+#define GP_API
+#endif
+
+/* The version of the library actually loaded, as GP_VERSION_NUMBER and as "0.1.0". */
+GP_API unsigned gp_version(void);
+GP_API const char *gp_version_string(void);
+
+/* ---- Status ---------------------------------------------------------------------------- */
+
+/* X(name, value, meaning): the one list every status comes from. */
+#define GP_STATUS_LIST(X)                                                                      \
+    X(GP_SUCCESS, 0, "success")                                                                \
+    X(GP_NOT_READY, 1, "the work is not finished yet")                                         \
+    X(GP_ERROR_INVALID_ARGUMENT, -1, "an argument is invalid")                                 \
+    X(GP_ERROR_INVALID_HANDLE, -2, "a handle is NULL or not valid")                            \
+    X(GP_ERROR_OUT_OF_RANGE, -3, "a range lies outside a buffer")                              \
+    X(GP_ERROR_DEVICE_MISMATCH, -4, "objects of different devices were used together")         \
+    X(GP_ERROR_NOT_FOUND, -5, "no such device, backend or kernel")                             \
+    X(GP_ERROR_BACKEND_UNAVAILABLE, -6, "the backend is not available on this machine")        \
+    X(GP_ERROR_OUT_OF_DEVICE_MEMORY, -7, "the device is out of memory")                        \
+    X(GP_ERROR_OUT_OF_HOST_MEMORY, -8, "the host is out of memory")                            \
+    X(GP_ERROR_BUILD_FAILED, -9, "a kernel did not compile")                                   \
+    X(GP_ERROR_INVALID_KERNEL_ARGS, -10, "kernel arguments do not match the kernel")           \
+    X(GP_ERROR_INVALID_LAUNCH, -11, "the launch sizes are not valid for this kernel or device")\
+    X(GP_ERROR_UNSUPPORTED, -12, "the device or backend does not support this")                \
+    X(GP_ERROR_PLUGIN_VERSION, -13, "a backend plugin was built for another plugin ABI")       \
+    X(GP_ERROR_BACKEND, -14, "the backend reported an error")
+
+typedef enum gp_status {
+#define GP__STATUS_ENUM(name, value, text) name = value,
+    GP_STATUS_LIST(GP__STATUS_ENUM)
+#undef GP__STATUS_ENUM
+} gp_status;
+
+/* "GP_ERROR_OUT_OF_RANGE" and "a range lies outside a buffer"; unknown values get a text that
+ * says so, never NULL. */
+GP_API const char *gp_status_name(gp_status status);
+GP_API const char *gp_status_string(gp_status status);
+
+/* What went wrong in the calling thread's last failed call, in words; "" when nothing has.
+ * Successful calls leave it alone; it stays valid until the thread's next failed call. */
+GP_API const char *gp_last_error(void);
+
+/* ---- Backends and devices -------------------------------------------------------------- */
+
+typedef struct gp_device gp_device; /* owned by the library: never destroyed by the caller */
+typedef struct gp_buffer gp_buffer;
+typedef struct gp_stream gp_stream;
+typedef struct gp_event gp_event;
+typedef struct gp_program gp_program;
+typedef struct gp_kernel gp_kernel;
+
+typedef struct gp_backend_info {
+    char name[16];        /* "cuda", "hip", "opencl" */
+    int available;        /* 1 when the plugin loaded and its vendor runtime works */
+    char reason[512];     /* when not available: why, in words a user can act on */
+    char plugin_path[512];/* the plugin file that was loaded, "" if none was found */
+    char version[128];    /* the vendor runtime or driver version, when available */
+    size_t device_count;
+} gp_backend_info;
+
+/* Backends in a fixed order: cuda, hip, opencl. Loading happens once, on first use. */
+GP_API gp_status gp_backend_count(size_t *count);
+GP_API gp_status gp_backend_get_info(size_t index, gp_backend_info *info);
+
+typedef enum gp_device_type { GP_DEVICE_GPU = 1, GP_DEVICE_CPU = 2, GP_DEVICE_OTHER = 3 } gp_device_type;
+
+typedef struct gp_device_info {
+    char name[256];
+    char vendor[128];
+    char backend[16];            /* "cuda", "hip", "opencl" */
+    size_t backend_index;        /* the N of "opencl:N" */
+    gp_device_type type;
+    uint64_t global_mem_bytes;
+    uint64_t local_mem_bytes;    /* per work-group (shared memory per block) */
+    uint32_t compute_units;      /* SMs, CUs or cores */
+    size_t max_work_group_size;
+    size_t max_work_item_sizes[3];
+    uint32_t subgroup_size;      /* warp or wavefront width; 0 where the device does not say */
+    int fp64;                    /* 1 when double precision kernels are supported */
+    int unified_memory;          /* 1 when host and device share memory (a CPU device) */
+    char driver_version[128];
+    char runtime_version[128];
+} gp_device_info;
+
+/* Every device of every available backend, backends in the order above. */
+GP_API gp_status gp_device_count(size_t *count);
+GP_API gp_status gp_device_get(size_t index, gp_device **device);
+/* By name: "cuda:0", "opencl:1", "hip:0", "gpu" (the best GPU), "cpu" (the first CPU device),
+ * or a backend alone ("opencl" = "opencl:0"). An unknown or absent device is GP_ERROR_NOT_FOUND
+ * and the message lists the devices there are. */
+GP_API gp_status gp_device_find(const char *spec, gp_device **device);
+/* GPUPORT_DEVICE when it is set (and an error if it names no device), else the best GPU,
+ * else the first CPU device. */
+GP_API gp_status gp_device_default(gp_device **device);
+GP_API gp_status gp_device_get_info(const gp_device *device, gp_device_info *info);
+/* Waits for all work queued on every stream of the device. */
+GP_API gp_status gp_device_synchronize(gp_device *device);
+
+/* ---- Buffers --------------------------------------------------------------------------- */
+
+typedef enum gp_memory {
+    GP_MEMORY_DEVICE = 0, /* device memory */
+    GP_MEMORY_PINNED = 1, /* page-locked host memory: the fast source and target of copies */
+    GP_MEMORY_MAPPED = 2  /* zero-copy host memory that kernels read and write directly */
+} gp_memory;
+
+/* A size of 0 is valid: the buffer takes part in every call with ranges of 0 bytes. */
+GP_API gp_status gp_buffer_create(gp_device *device, gp_memory memory, size_t bytes, gp_buffer **buffer);
+GP_API gp_status gp_buffer_destroy(gp_buffer *buffer); /* NULL is a no-op */
+GP_API gp_status gp_buffer_get_size(const gp_buffer *buffer, size_t *bytes);
+GP_API gp_status gp_buffer_get_device(const gp_buffer *buffer, gp_device **device);
+
+/* Pinned and mapped buffers only: waits for the stream (NULL: the device's default stream) and
+ * returns the host address of the whole buffer, valid until gp_buffer_unmap. Kernels must not
+ * use the buffer while it is mapped. */
+GP_API gp_status gp_buffer_map(gp_stream *stream, gp_buffer *buffer, void **host);
+GP_API gp_status gp_buffer_unmap(gp_stream *stream, gp_buffer *buffer);
+
+/* Copies. stream NULL means the default stream of the buffer's device. The plain calls return
+ * when the copy is done; the _async calls only queue it, and the host memory must stay valid
+ * and unchanged until the stream has passed it. Every range is checked against the buffer. */
+GP_API gp_status gp_buffer_write(gp_stream *stream, gp_buffer *dst, size_t dst_offset, const void *src, size_t bytes);
+GP_API gp_status gp_buffer_read(gp_stream *stream, gp_buffer *src, size_t src_offset, void *dst, size_t bytes);
+GP_API gp_status gp_buffer_copy(gp_stream *stream, gp_buffer *dst, size_t dst_offset, gp_buffer *src,
+                                size_t src_offset, size_t bytes);
+/* Fills bytes with a repeated pattern of 1, 2, 4 or 8 bytes; offset and bytes must be
+ * multiples of the pattern size. */
+GP_API gp_status gp_buffer_fill(gp_stream *stream, gp_buffer *dst, size_t offset, size_t bytes, const void *pattern,
+                                size_t pattern_size);
+
+GP_API gp_status gp_buffer_write_async(gp_stream *stream, gp_buffer *dst, size_t dst_offset, const void *src,
+                                       size_t bytes);
+GP_API gp_status gp_buffer_read_async(gp_stream *stream, gp_buffer *src, size_t src_offset, void *dst, size_t bytes);
+GP_API gp_status gp_buffer_copy_async(gp_stream *stream, gp_buffer *dst, size_t dst_offset, gp_buffer *src,
+                                      size_t src_offset, size_t bytes);
+GP_API gp_status gp_buffer_fill_async(gp_stream *stream, gp_buffer *dst, size_t offset, size_t bytes,
+                                      const void *pattern, size_t pattern_size);
+
+/* ---- Streams and events ---------------------------------------------------------------- */
+
+GP_API gp_status gp_stream_create(gp_device *device, gp_stream **stream);
+/* Waits for the stream's work, then frees it. NULL is a no-op. */
+GP_API gp_status gp_stream_destroy(gp_stream *stream);
+/* The stream that NULL stands for; owned by the library. */
+GP_API gp_status gp_stream_get_default(gp_device *device, gp_stream **stream);
+GP_API gp_status gp_stream_synchronize(gp_stream *stream);
+
+GP_API gp_status gp_event_create(gp_device *device, gp_event **event);
+GP_API gp_status gp_event_destroy(gp_event *event); /* NULL is a no-op */
+/* Marks the point in the stream reached by the work queued so far. Recording again moves it. */
+GP_API gp_status gp_event_record(gp_event *event, gp_stream *stream);
+/* Work queued on stream after this call starts only when the event has been reached. */
+GP_API gp_status gp_stream_wait_event(gp_stream *stream, gp_event *event);
+GP_API gp_status gp_event_synchronize(gp_event *event);
+/* GP_SUCCESS when reached, GP_NOT_READY when not yet. */
+GP_API gp_status gp_event_query(gp_event *event);
+/* Device time between two recorded events of one device, once both are reached. */
+GP_API gp_status gp_event_elapsed_ms(gp_event *start, gp_event *end, double *ms);
+
+/* ---- Programs, kernels and launches ------------------------------------------------------ */
+
+/* Compiles source in the gpuport kernel dialect (docs/kernel-dialect.md) for the device, or
+ * takes it from the kernel cache. options: NULL or space-separated -DNAME and -DNAME=VALUE.
+ * A compile error returns GP_ERROR_BUILD_FAILED and gp_last_error() holds the whole log. */
+GP_API gp_status gp_program_create(gp_device *device, const char *source, const char *options, gp_program **program);
+GP_API gp_status gp_program_destroy(gp_program *program); /* NULL is a no-op */
+
+typedef struct gp_program_info {
+    int from_cache;     /* 1 when the binary came from the kernel cache (disk or memory) */
+    int cache_on_disk;  /* 1 when the cache entry is (now) on disk, 0 when kept in memory only */
+    size_t binary_bytes;
+} gp_program_info;
+GP_API gp_status gp_program_get_info(const gp_program *program, gp_program_info *info);
+
+GP_API gp_status gp_kernel_create(gp_program *program, const char *name, gp_kernel **kernel);
+GP_API gp_status gp_kernel_destroy(gp_kernel *kernel); /* NULL is a no-op */
+
+typedef enum gp_arg_kind { GP_ARG_BUFFER = 1, GP_ARG_VALUE = 2, GP_ARG_LOCAL = 3 } gp_arg_kind;
+
+/* One kernel argument: a buffer, a scalar or small struct by value, or local memory by size
+ * (for a GP_LOCAL_ARG parameter). Build them with the GP_BUFFER, GP_VALUE and GP_LOCAL_BYTES
+ * macros. */
+typedef struct gp_arg {
+    gp_arg_kind kind;
+    gp_buffer *buffer;
+    const void *value;
+    size_t size;
+} gp_arg;
+
+#define GP_BUFFER(b) ((gp_arg){GP_ARG_BUFFER, (b), NULL, 0})
+#define GP_VALUE(v) ((gp_arg){GP_ARG_VALUE, NULL, &(v), sizeof(v)})
+#define GP_LOCAL_BYTES(n) ((gp_arg){GP_ARG_LOCAL, NULL, NULL, (n)})
+
+/* Queues the kernel on the stream (NULL: the default stream). dims is 1, 2 or 3. global[d] is
+ * the number of work-items wanted in dimension d; local (NULL: chosen for the device) is the
+ * work-group shape. The launch covers global rounded up to a multiple of local, so kernels
+ * compare their index with their own size; a global size of 0 launches nothing. */
+GP_API gp_status gp_kernel_launch(gp_stream *stream, gp_kernel *kernel, unsigned dims, const size_t *global,
+                                  const size_t *local, size_t nargs, const gp_arg *args);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPUPORT_H */

@@ -1,0 +1,94 @@
+/* The plugin interface: what core asks of libgpuport-<name>.so.
+ *
+ * A plugin exports one symbol, gp_plugin_entry, returning its table. Core checks every argument
+ * before calling a hook (handles non-NULL and of one device, ranges inside buffers, sizes
+ * non-zero where zero would be a no-op), so hooks only translate to the vendor runtime.
+ * Handles passed to hooks are the plugin's own (the impl pointers it returned).
+ * A hook that fails returns a gp_status and sets the detail message with host->set_error (the
+ * gp__host table given to init), naming the vendor's error name and code.
+ */
+#ifndef GPUPORT_BACKEND_H
+#define GPUPORT_BACKEND_H
+
+#include "gpuport.h"
+
+/* Bump on any change to the structs below; core refuses a plugin of another version. */
+#define GP__PLUGIN_ABI 1
+
+/* What core offers plugins: messages and debug output go through here. */
+typedef struct gp__host {
+    /* printf-style detail for the calling thread's gp_last_error(). */
+    void (*set_error)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+    /* Replaces the detail with fixed text of any length (a build log). */
+    void (*set_error_text)(const char *text);
+    /* Prints to stderr when GPUPORT_DEBUG names the topic ("load", "compile", "launch"). */
+    void (*debug)(const char *topic, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+    int (*debug_on)(const char *topic);
+} gp__host;
+
+typedef struct gp__kernel_props {
+    size_t nargs;            /* parameter count, or (size_t)-1 when the backend cannot tell */
+    size_t max_group_size;   /* the most work-items per group for this kernel on this device */
+} gp__kernel_props;
+
+typedef struct gp__backend {
+    uint32_t abi;            /* GP__PLUGIN_ABI of the plugin's build */
+    const char *name;        /* "cuda", "hip", "opencl" */
+    const char *prelude;     /* the kernel dialect prelude, put before every source */
+
+    /* Loads the vendor runtime. On failure: GP_ERROR_BACKEND_UNAVAILABLE with reason filled. */
+    gp_status (*init)(const gp__host *host, char *reason, size_t reason_len, char *version, size_t version_len,
+                      size_t *ndevices);
+    /* Opens device index (0..ndevices-1) and fills its properties (not backend/backend_index). */
+    gp_status (*device_open)(size_t index, void **dev, gp_device_info *info);
+    void (*device_close)(void *dev);
+    /* Text that changes whenever compiled code for this device could: device, driver, compiler. */
+    void (*device_cache_id)(void *dev, char *buf, size_t len);
+
+    gp_status (*buffer_create)(void *dev, gp_memory memory, size_t bytes, void **buf);
+    void (*buffer_destroy)(void *dev, void *buf);
+    gp_status (*buffer_map)(void *dev, void *stream, void *buf, size_t bytes, void **host);
+    gp_status (*buffer_unmap)(void *dev, void *stream, void *buf, void *host);
+
+    gp_status (*stream_create)(void *dev, void **stream);
+    void (*stream_destroy)(void *dev, void *stream);
+    gp_status (*stream_synchronize)(void *dev, void *stream);
+
+    /* Copies and fills; blocking says whether to return only once the work is done. */
+    gp_status (*write)(void *dev, void *stream, void *dst, size_t off, const void *src, size_t bytes, int blocking);
+    gp_status (*read)(void *dev, void *stream, void *src, size_t off, void *dst, size_t bytes, int blocking);
+    gp_status (*copy)(void *dev, void *stream, void *dst, size_t dst_off, void *src, size_t src_off, size_t bytes,
+                      int blocking);
+    gp_status (*fill)(void *dev, void *stream, void *dst, size_t off, size_t bytes, const void *pattern,
+                      size_t pattern_size, int blocking);
+
+    gp_status (*event_create)(void *dev, void **event);
+    void (*event_destroy)(void *dev, void *event);
+    gp_status (*event_record)(void *dev, void *event, void *stream);
+    gp_status (*stream_wait_event)(void *dev, void *stream, void *event);
+    gp_status (*event_synchronize)(void *dev, void *event);
+    gp_status (*event_query)(void *dev, void *event); /* GP_SUCCESS or GP_NOT_READY */
+    gp_status (*event_elapsed_ms)(void *dev, void *start, void *end, double *ms);
+
+    /* Compiles prelude+source into a binary the plugin can load later (possibly in another
+     * process). options are -DNAME[=VALUE] strings. On a compile error: GP_ERROR_BUILD_FAILED
+     * with the whole log as the detail. *binary is malloc'ed; core frees it. */
+    gp_status (*program_build)(void *dev, const char *source, const char *const *options, size_t noptions,
+                               void **binary, size_t *binary_bytes);
+    /* Loads a binary from program_build. A binary it cannot use is an error, never a crash. */
+    gp_status (*program_load)(void *dev, const void *binary, size_t binary_bytes, void **program);
+    void (*program_destroy)(void *dev, void *program);
+
+    gp_status (*kernel_create)(void *dev, void *program, const char *name, void **kernel, gp__kernel_props *props);
+    void (*kernel_destroy)(void *dev, void *kernel);
+    /* groups[d] work-groups of local[d] work-items each. Buffer args carry the plugin's
+     * buffer handle in gp_arg.buffer (cast), already checked against the device. */
+    gp_status (*launch)(void *dev, void *stream, void *kernel, unsigned dims, const size_t groups[3],
+                        const size_t local[3], size_t nargs, const gp_arg *args);
+} gp__backend;
+
+/* The one symbol each plugin exports. */
+typedef const gp__backend *(*gp__plugin_entry_fn)(void);
+#define GP__PLUGIN_ENTRY "gp_plugin_entry"
+
+#endif /* GPUPORT_BACKEND_H */

@@ -1,0 +1,162 @@
+/* The kernel cache: compiled programs on disk, keyed by everything that changes the binary.
+ * An entry is written to a temporary file and renamed, so readers never see half of one; each
+ * carries its own checksum, so a damaged entry reads as a miss and is rebuilt. Where the folder
+ * cannot be written, entries are kept in memory for the life of the process. */
+#define _GNU_SOURCE /* mkstemp, strdup */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char magic[8] = {'G', 'P', 'C', 'A', 'C', 'H', 'E', '1'};
+enum { HEADER = 8 + 8 + 32 }; /* magic, payload size, payload SHA-256 */
+
+typedef struct mem_entry {
+    unsigned char key[32];
+    void *data;
+    size_t bytes;
+    struct mem_entry *next;
+} mem_entry;
+
+static pthread_mutex_t mem_lock = PTHREAD_MUTEX_INITIALIZER;
+static mem_entry *mem_entries;
+
+/* GPUPORT_CACHE_DIR, else $XDG_CACHE_HOME/gpuport, else ~/.cache/gpuport. */
+static int cache_folder(char *out, size_t len)
+{
+    const char *dir = getenv("GPUPORT_CACHE_DIR");
+    if (dir && *dir) return snprintf(out, len, "%s", dir) < (int)len;
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    if (xdg && *xdg) return snprintf(out, len, "%s/gpuport", xdg) < (int)len;
+    const char *home = getenv("HOME");
+    if (home && *home) return snprintf(out, len, "%s/.cache/gpuport", home) < (int)len;
+    return 0;
+}
+
+static int entry_path(const unsigned char key[32], char *out, size_t len)
+{
+    char dir[4096];
+    if (!cache_folder(dir, sizeof dir)) return 0;
+    char hex[65];
+    for (int i = 0; i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", key[i]);
+    return snprintf(out, len, "%s/%s.bin", dir, hex) < (int)len;
+}
+
+/* mkdir -p, for the folder part of path. */
+static int make_parents(const char *path)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(buf, 0700) != 0 && errno != EEXIST) return 0;
+        *p = '/';
+    }
+    return 1;
+}
+
+static void *read_entry(const char *path, size_t *bytes)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    unsigned char head[HEADER];
+    void *data = NULL;
+    uint64_t size = 0;
+    if (fread(head, 1, HEADER, f) == HEADER && memcmp(head, magic, 8) == 0) {
+        memcpy(&size, head + 8, 8);
+        data = size && size < ((uint64_t)1 << 34) ? malloc((size_t)size) : NULL;
+        unsigned char sum[32];
+        gp__sha256 h;
+        if (data && fread(data, 1, (size_t)size, f) == size && fgetc(f) == EOF) {
+            gp__sha256_init(&h);
+            gp__sha256_update(&h, data, (size_t)size);
+            gp__sha256_final(&h, sum);
+        }
+        if (data && memcmp(sum, head + 16, 32) != 0) {
+            free(data);
+            data = NULL;
+        }
+    }
+    fclose(f);
+    if (!data) gp__debug("compile", "cache entry %s is damaged; it will be rebuilt", path);
+    *bytes = (size_t)size;
+    return data;
+}
+
+int gp__cache_load(const unsigned char key[32], void **binary, size_t *bytes, int *on_disk)
+{
+    char path[4200];
+    if (entry_path(key, path, sizeof path) && (*binary = read_entry(path, bytes)) != NULL) {
+        *on_disk = 1;
+        return 1;
+    }
+    int found = 0;
+    pthread_mutex_lock(&mem_lock);
+    for (mem_entry *e = mem_entries; e && !found; e = e->next)
+        if (memcmp(e->key, key, 32) == 0 && (*binary = malloc(e->bytes)) != NULL) {
+            memcpy(*binary, e->data, e->bytes);
+            *bytes = e->bytes;
+            found = 1;
+        }
+    pthread_mutex_unlock(&mem_lock);
+    *on_disk = 0;
+    return found;
+}
+
+static int write_entry(const char *path, const void *binary, size_t bytes)
+{
+    char tmp[4300];
+    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
+    if (!make_parents(path)) return 0;
+    int fd = mkstemp(tmp);
+    if (fd < 0) return 0;
+    unsigned char head[HEADER];
+    uint64_t size = bytes;
+    gp__sha256 h;
+    memcpy(head, magic, 8);
+    memcpy(head + 8, &size, 8);
+    gp__sha256_init(&h);
+    gp__sha256_update(&h, binary, bytes);
+    gp__sha256_final(&h, head + 16);
+    FILE *f = fdopen(fd, "wb");
+    int ok = f && fwrite(head, 1, HEADER, f) == HEADER && fwrite(binary, 1, bytes, f) == bytes;
+    if (f) ok = fclose(f) == 0 && ok;
+    else close(fd);
+    if (ok) ok = rename(tmp, path) == 0;
+    if (!ok) unlink(tmp);
+    return ok;
+}
+
+static void keep_in_memory(const unsigned char key[32], const void *binary, size_t bytes)
+{
+    mem_entry *e = malloc(sizeof *e);
+    void *copy = malloc(bytes);
+    if (!e || !copy) {
+        free(e);
+        free(copy);
+        return;
+    }
+    memcpy(e->key, key, 32);
+    memcpy(copy, binary, bytes);
+    e->data = copy;
+    e->bytes = bytes;
+    pthread_mutex_lock(&mem_lock);
+    e->next = mem_entries;
+    mem_entries = e;
+    pthread_mutex_unlock(&mem_lock);
+}
+
+int gp__cache_store(const unsigned char key[32], const void *binary, size_t bytes)
+{
+    char path[4200];
+    if (entry_path(key, path, sizeof path) && write_entry(path, binary, bytes)) return 1;
+    gp__debug("compile", "cache folder not writable (%s); keeping the binary in memory", path);
+    keep_in_memory(key, binary, bytes);
+    return 0;
+}

@@ -1,0 +1,187 @@
+/* Buffers, copies and fills: every range is checked here, so plugins see only valid work. */
+#include "internal.h"
+
+#include <stdlib.h>
+
+static gp_status check_range(const gp_buffer *b, size_t off, size_t bytes, const char *fn, const char *which)
+{
+    if (off > b->size || bytes > b->size - off)
+        return gp__fail(GP_ERROR_OUT_OF_RANGE, "%s: %s range of %zu bytes at offset %zu lies outside its %zu-byte buffer",
+                        fn, which, bytes, off, b->size);
+    return GP_SUCCESS;
+}
+
+static gp_status check_unmapped(const gp_buffer *b, const char *fn)
+{
+    if (b->mapped)
+        return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: the buffer is mapped; call gp_buffer_unmap first", fn);
+    return GP_SUCCESS;
+}
+
+gp_status gp_buffer_create(gp_device *device, gp_memory memory, size_t bytes, gp_buffer **buffer)
+{
+    GP__CHECK_HANDLE(device, "device");
+    GP__CHECK_OUT(buffer, "buffer");
+    if (memory != GP_MEMORY_DEVICE && memory != GP_MEMORY_PINNED && memory != GP_MEMORY_MAPPED)
+        return gp__fail(GP_ERROR_INVALID_ARGUMENT, "gp_buffer_create: memory kind %d is not a gp_memory value",
+                        (int)memory);
+    gp_buffer *b = calloc(1, sizeof *b);
+    if (!b) return gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "gp_buffer_create: no host memory for the handle");
+    gp_status st = device->be->buffer_create(device->impl, memory, bytes, &b->impl);
+    if (st != GP_SUCCESS) {
+        free(b);
+        return st;
+    }
+    b->be = device->be;
+    b->dev = device;
+    b->size = bytes;
+    b->memory = memory;
+    *buffer = b;
+    return GP_SUCCESS;
+}
+
+gp_status gp_buffer_destroy(gp_buffer *buffer)
+{
+    if (!buffer) return GP_SUCCESS;
+    if (buffer->mapped) gp_buffer_unmap(NULL, buffer);
+    buffer->be->buffer_destroy(buffer->dev->impl, buffer->impl);
+    free(buffer);
+    return GP_SUCCESS;
+}
+
+gp_status gp_buffer_get_size(const gp_buffer *buffer, size_t *bytes)
+{
+    GP__CHECK_HANDLE(buffer, "buffer");
+    GP__CHECK_OUT(bytes, "bytes");
+    *bytes = buffer->size;
+    return GP_SUCCESS;
+}
+
+gp_status gp_buffer_get_device(const gp_buffer *buffer, gp_device **device)
+{
+    GP__CHECK_HANDLE(buffer, "buffer");
+    GP__CHECK_OUT(device, "device");
+    *device = buffer->dev;
+    return GP_SUCCESS;
+}
+
+gp_status gp_buffer_map(gp_stream *stream, gp_buffer *buffer, void **host)
+{
+    GP__CHECK_HANDLE(buffer, "buffer");
+    GP__CHECK_OUT(host, "host");
+    if (buffer->memory == GP_MEMORY_DEVICE)
+        return gp__fail(GP_ERROR_INVALID_ARGUMENT,
+                        "gp_buffer_map: only pinned and mapped buffers can be mapped; read device buffers with "
+                        "gp_buffer_read");
+    gp_status st = check_unmapped(buffer, "gp_buffer_map");
+    if (st == GP_SUCCESS) st = gp__stream_for(stream, buffer->dev, "gp_buffer_map", &stream);
+    if (st == GP_SUCCESS)
+        st = buffer->be->buffer_map(buffer->dev->impl, stream->impl, buffer->impl, buffer->size, &buffer->mapped);
+    if (st == GP_SUCCESS) *host = buffer->mapped;
+    return st;
+}
+
+gp_status gp_buffer_unmap(gp_stream *stream, gp_buffer *buffer)
+{
+    GP__CHECK_HANDLE(buffer, "buffer");
+    if (!buffer->mapped) return gp__fail(GP_ERROR_INVALID_ARGUMENT, "gp_buffer_unmap: the buffer is not mapped");
+    gp_status st = gp__stream_for(stream, buffer->dev, "gp_buffer_unmap", &stream);
+    if (st == GP_SUCCESS) st = buffer->be->buffer_unmap(buffer->dev->impl, stream->impl, buffer->impl, buffer->mapped);
+    if (st == GP_SUCCESS) buffer->mapped = NULL;
+    return st;
+}
+
+static gp_status do_write(gp_stream *stream, gp_buffer *dst, size_t off, const void *src, size_t bytes, int blocking,
+                       const char *fn)
+{
+    GP__CHECK_HANDLE(dst, "dst");
+    if (!src && bytes) return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: src is NULL", fn);
+    gp_status st = check_range(dst, off, bytes, fn, "destination");
+    if (st == GP_SUCCESS) st = check_unmapped(dst, fn);
+    if (st == GP_SUCCESS) st = gp__stream_for(stream, dst->dev, fn, &stream);
+    if (st != GP_SUCCESS || bytes == 0) return st;
+    return dst->be->write(dst->dev->impl, stream->impl, dst->impl, off, src, bytes, blocking);
+}
+
+static gp_status do_read(gp_stream *stream, gp_buffer *src, size_t off, void *dst, size_t bytes, int blocking,
+                      const char *fn)
+{
+    GP__CHECK_HANDLE(src, "src");
+    if (!dst && bytes) return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: dst is NULL", fn);
+    gp_status st = check_range(src, off, bytes, fn, "source");
+    if (st == GP_SUCCESS) st = check_unmapped(src, fn);
+    if (st == GP_SUCCESS) st = gp__stream_for(stream, src->dev, fn, &stream);
+    if (st != GP_SUCCESS || bytes == 0) return st;
+    return src->be->read(src->dev->impl, stream->impl, src->impl, off, dst, bytes, blocking);
+}
+
+static gp_status do_copy(gp_stream *stream, gp_buffer *dst, size_t doff, gp_buffer *src, size_t soff, size_t bytes,
+                      int blocking, const char *fn)
+{
+    GP__CHECK_HANDLE(dst, "dst");
+    GP__CHECK_HANDLE(src, "src");
+    if (dst->dev != src->dev)
+        return gp__fail(GP_ERROR_DEVICE_MISMATCH, "%s: src is on %s:%zu and dst on %s:%zu; copy through the host", fn,
+                        src->dev->info.backend, src->dev->info.backend_index, dst->dev->info.backend,
+                        dst->dev->info.backend_index);
+    gp_status st = check_range(dst, doff, bytes, fn, "destination");
+    if (st == GP_SUCCESS) st = check_range(src, soff, bytes, fn, "source");
+    if (st == GP_SUCCESS && dst == src && bytes && doff < soff + bytes && soff < doff + bytes)
+        st = gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: source and destination ranges overlap", fn);
+    if (st == GP_SUCCESS) st = check_unmapped(dst, fn);
+    if (st == GP_SUCCESS) st = check_unmapped(src, fn);
+    if (st == GP_SUCCESS) st = gp__stream_for(stream, dst->dev, fn, &stream);
+    if (st != GP_SUCCESS || bytes == 0) return st;
+    return dst->be->copy(dst->dev->impl, stream->impl, dst->impl, doff, src->impl, soff, bytes, blocking);
+}
+
+static gp_status do_fill(gp_stream *stream, gp_buffer *dst, size_t off, size_t bytes, const void *pattern, size_t psize,
+                      int blocking, const char *fn)
+{
+    GP__CHECK_HANDLE(dst, "dst");
+    if (!pattern) return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: pattern is NULL", fn);
+    if (psize != 1 && psize != 2 && psize != 4 && psize != 8)
+        return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: pattern size %zu is not 1, 2, 4 or 8", fn, psize);
+    if (off % psize || bytes % psize)
+        return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: offset %zu and size %zu must be multiples of the %zu-byte pattern",
+                        fn, off, bytes, psize);
+    gp_status st = check_range(dst, off, bytes, fn, "destination");
+    if (st == GP_SUCCESS) st = check_unmapped(dst, fn);
+    if (st == GP_SUCCESS) st = gp__stream_for(stream, dst->dev, fn, &stream);
+    if (st != GP_SUCCESS || bytes == 0) return st;
+    return dst->be->fill(dst->dev->impl, stream->impl, dst->impl, off, bytes, pattern, psize, blocking);
+}
+
+gp_status gp_buffer_write(gp_stream *s, gp_buffer *dst, size_t off, const void *src, size_t bytes)
+{
+    return do_write(s, dst, off, src, bytes, 1, __func__);
+}
+gp_status gp_buffer_write_async(gp_stream *s, gp_buffer *dst, size_t off, const void *src, size_t bytes)
+{
+    return do_write(s, dst, off, src, bytes, 0, __func__);
+}
+gp_status gp_buffer_read(gp_stream *s, gp_buffer *src, size_t off, void *dst, size_t bytes)
+{
+    return do_read(s, src, off, dst, bytes, 1, __func__);
+}
+gp_status gp_buffer_read_async(gp_stream *s, gp_buffer *src, size_t off, void *dst, size_t bytes)
+{
+    return do_read(s, src, off, dst, bytes, 0, __func__);
+}
+gp_status gp_buffer_copy(gp_stream *s, gp_buffer *dst, size_t doff, gp_buffer *src, size_t soff, size_t bytes)
+{
+    return do_copy(s, dst, doff, src, soff, bytes, 1, __func__);
+}
+gp_status gp_buffer_copy_async(gp_stream *s, gp_buffer *dst, size_t doff, gp_buffer *src, size_t soff, size_t bytes)
+{
+    return do_copy(s, dst, doff, src, soff, bytes, 0, __func__);
+}
+gp_status gp_buffer_fill(gp_stream *s, gp_buffer *dst, size_t off, size_t bytes, const void *pattern, size_t psize)
+{
+    return do_fill(s, dst, off, bytes, pattern, psize, 1, __func__);
+}
+gp_status gp_buffer_fill_async(gp_stream *s, gp_buffer *dst, size_t off, size_t bytes, const void *pattern,
+                               size_t psize)
+{
+    return do_fill(s, dst, off, bytes, pattern, psize, 0, __func__);
+}

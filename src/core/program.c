@@ -1,0 +1,284 @@
+/* Programs, kernels and launches. */
+#include "internal.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_OPTIONS 64
+
+/* Only -DNAME and -DNAME=VALUE are accepted, so that one options string means the same on
+ * every backend. Splits a copy of opts in place. */
+static gp_status parse_options(char *opts, const char **out, size_t *n)
+{
+    *n = 0;
+    for (char *p = opts; p && *p;) {
+        while (isspace((unsigned char)*p)) p++;
+        if (!*p) break;
+        char *tok = p;
+        while (*p && !isspace((unsigned char)*p)) p++;
+        if (*p) *p++ = '\0';
+        if (strncmp(tok, "-D", 2) != 0 || !(isalpha((unsigned char)tok[2]) || tok[2] == '_'))
+            return gp__fail(GP_ERROR_INVALID_ARGUMENT,
+                            "gp_program_create: unsupported build option '%s'; gpuport accepts -DNAME and "
+                            "-DNAME=VALUE, which mean the same on every backend",
+                            tok);
+        if (*n == MAX_OPTIONS)
+            return gp__fail(GP_ERROR_INVALID_ARGUMENT, "gp_program_create: more than %d options", MAX_OPTIONS);
+        out[(*n)++] = tok;
+    }
+    return GP_SUCCESS;
+}
+
+static void cache_key(const gp_device *dev, const char *prelude, const char *source, const char *const *opts,
+                      size_t nopts, unsigned char key[32])
+{
+    gp__sha256 h;
+    gp__sha256_init(&h);
+    /* Each part is followed by its NUL so that no two different lists hash alike. */
+    const char *parts[] = {GP__BUILD_ID, dev->info.backend, dev->cache_id, prelude, source};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) gp__sha256_update(&h, parts[i], strlen(parts[i]) + 1);
+    for (size_t i = 0; i < nopts; i++) gp__sha256_update(&h, opts[i], strlen(opts[i]) + 1);
+    gp__sha256_final(&h, key);
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+gp_status gp_program_create(gp_device *device, const char *source, const char *options, gp_program **program)
+{
+    GP__CHECK_HANDLE(device, "device");
+    GP__CHECK_OUT(source, "source");
+    GP__CHECK_OUT(program, "program");
+    const gp__backend *be = device->be;
+
+    char *opt_copy = options ? strdup(options) : NULL;
+    if (options && !opt_copy) return gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "gp_program_create: no host memory");
+    const char *opts[MAX_OPTIONS];
+    size_t nopts;
+    gp_status st = parse_options(opt_copy, opts, &nopts);
+    if (st != GP_SUCCESS) {
+        free(opt_copy);
+        return st;
+    }
+
+    /* #line keeps the compiler's line numbers those of the caller's source. */
+    static const char line_reset[] = "\n#line 1\n";
+    size_t plen = strlen(be->prelude), slen = strlen(source);
+    char *full = malloc(plen + sizeof line_reset + slen);
+    gp_program *p = calloc(1, sizeof *p);
+    if (!full || !p) {
+        free(full);
+        free(p);
+        free(opt_copy);
+        return gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "gp_program_create: no host memory");
+    }
+    memcpy(full, be->prelude, plen);
+    memcpy(full + plen, line_reset, sizeof line_reset - 1);
+    memcpy(full + plen + sizeof line_reset - 1, source, slen + 1);
+
+    unsigned char key[32];
+    cache_key(device, be->prelude, source, opts, nopts, key);
+    void *bin = NULL;
+    size_t bin_bytes = 0;
+    int on_disk = 0;
+    double t0 = now_ms();
+    if (gp__cache_load(key, &bin, &bin_bytes, &on_disk)) {
+        st = be->program_load(device->impl, bin, bin_bytes, &p->impl);
+        if (st == GP_SUCCESS) {
+            p->info.from_cache = 1;
+            p->info.cache_on_disk = on_disk;
+        } else {
+            gp__debug("compile", "cache entry refused (%s); building again", gp_last_error());
+        }
+        if (st != GP_SUCCESS) {
+            free(bin);
+            bin = NULL;
+        }
+    }
+    if (!p->info.from_cache) {
+        st = be->program_build(device->impl, full, opts, nopts, &bin, &bin_bytes);
+        if (st == GP_SUCCESS) st = be->program_load(device->impl, bin, bin_bytes, &p->impl);
+        if (st == GP_SUCCESS) p->info.cache_on_disk = gp__cache_store(key, bin, bin_bytes);
+    }
+    gp__debug("compile", "%s:%zu %s in %.1f ms (%zu-byte binary, options '%s')", device->info.backend,
+              device->info.backend_index, p->info.from_cache ? "loaded from cache" : "built", now_ms() - t0,
+              bin_bytes, options ? options : "");
+    free(full);
+    free(opt_copy);
+    free(bin);
+    if (st != GP_SUCCESS) {
+        free(p);
+        return st;
+    }
+    p->be = be;
+    p->dev = device;
+    p->info.binary_bytes = bin_bytes;
+    atomic_init(&p->refs, 1);
+    *program = p;
+    return GP_SUCCESS;
+}
+
+static void program_release(gp_program *p)
+{
+    if (atomic_fetch_sub(&p->refs, 1) == 1) {
+        p->be->program_destroy(p->dev->impl, p->impl);
+        free(p);
+    }
+}
+
+gp_status gp_program_destroy(gp_program *program)
+{
+    if (program) program_release(program);
+    return GP_SUCCESS;
+}
+
+gp_status gp_program_get_info(const gp_program *program, gp_program_info *info)
+{
+    GP__CHECK_HANDLE(program, "program");
+    GP__CHECK_OUT(info, "info");
+    *info = program->info;
+    return GP_SUCCESS;
+}
+
+gp_status gp_kernel_create(gp_program *program, const char *name, gp_kernel **kernel)
+{
+    GP__CHECK_HANDLE(program, "program");
+    GP__CHECK_OUT(name, "name");
+    GP__CHECK_OUT(kernel, "kernel");
+    gp_kernel *k = calloc(1, sizeof *k);
+    if (!k) return gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "gp_kernel_create: no host memory for the handle");
+    gp_status st = program->be->kernel_create(program->dev->impl, program->impl, name, &k->impl, &k->props);
+    if (st != GP_SUCCESS) {
+        free(k);
+        return st;
+    }
+    k->be = program->be;
+    k->dev = program->dev;
+    k->program = program;
+    snprintf(k->name, sizeof k->name, "%s", name);
+    atomic_fetch_add(&program->refs, 1);
+    *kernel = k;
+    return GP_SUCCESS;
+}
+
+gp_status gp_kernel_destroy(gp_kernel *kernel)
+{
+    if (!kernel) return GP_SUCCESS;
+    kernel->be->kernel_destroy(kernel->dev->impl, kernel->impl);
+    program_release(kernel->program);
+    free(kernel);
+    return GP_SUCCESS;
+}
+
+/* A work-group shape for launches that name none: 256 work-items where the kernel allows. */
+static void default_local(const gp_kernel *k, unsigned dims, size_t local[3])
+{
+    static const size_t shapes[3][3] = {{256, 1, 1}, {16, 16, 1}, {8, 8, 4}};
+    size_t limit = k->props.max_group_size < k->dev->info.max_work_group_size ? k->props.max_group_size
+                                                                               : k->dev->info.max_work_group_size;
+    for (unsigned d = 0; d < 3; d++) local[d] = shapes[dims - 1][d];
+    for (;;) {
+        size_t total = local[0] * local[1] * local[2], big = 0;
+        int fits = total <= limit;
+        for (unsigned d = 0; d < 3; d++) {
+            fits = fits && local[d] <= k->dev->info.max_work_item_sizes[d];
+            if (local[d] > local[big]) big = d;
+        }
+        if (fits || total == 1) return;
+        local[big] /= 2;
+    }
+}
+
+static gp_status check_args(const gp_kernel *k, size_t nargs, const gp_arg *args)
+{
+    if (k->props.nargs != (size_t)-1 && nargs != k->props.nargs)
+        return gp__fail(GP_ERROR_INVALID_KERNEL_ARGS, "kernel '%s' takes %zu arguments, %zu given", k->name,
+                        k->props.nargs, nargs);
+    for (size_t i = 0; i < nargs; i++) {
+        const gp_arg *a = &args[i];
+        switch (a->kind) {
+        case GP_ARG_BUFFER:
+            if (!a->buffer)
+                return gp__fail(GP_ERROR_INVALID_KERNEL_ARGS, "kernel '%s' argument %zu: the buffer is NULL", k->name, i);
+            if (a->buffer->dev != k->dev)
+                return gp__fail(GP_ERROR_DEVICE_MISMATCH, "kernel '%s' argument %zu: the buffer is on %s:%zu, the kernel on %s:%zu",
+                                k->name, i, a->buffer->dev->info.backend, a->buffer->dev->info.backend_index,
+                                k->dev->info.backend, k->dev->info.backend_index);
+            if (a->buffer->mapped)
+                return gp__fail(GP_ERROR_INVALID_ARGUMENT, "kernel '%s' argument %zu: the buffer is mapped; unmap it first",
+                                k->name, i);
+            break;
+        case GP_ARG_VALUE:
+            if (!a->value || !a->size)
+                return gp__fail(GP_ERROR_INVALID_KERNEL_ARGS, "kernel '%s' argument %zu: a value needs a pointer and a size",
+                                k->name, i);
+            break;
+        case GP_ARG_LOCAL:
+            if (!a->size)
+                return gp__fail(GP_ERROR_INVALID_KERNEL_ARGS, "kernel '%s' argument %zu: local memory of 0 bytes", k->name, i);
+            break;
+        default:
+            return gp__fail(GP_ERROR_INVALID_KERNEL_ARGS, "kernel '%s' argument %zu: kind %d is not a gp_arg_kind", k->name,
+                            i, (int)a->kind);
+        }
+    }
+    return GP_SUCCESS;
+}
+
+gp_status gp_kernel_launch(gp_stream *stream, gp_kernel *kernel, unsigned dims, const size_t *global,
+                           const size_t *local, size_t nargs, const gp_arg *args)
+{
+    GP__CHECK_HANDLE(kernel, "kernel");
+    if (dims < 1 || dims > 3)
+        return gp__fail(GP_ERROR_INVALID_ARGUMENT, "gp_kernel_launch: dims is %u; it must be 1, 2 or 3", dims);
+    GP__CHECK_OUT(global, "global");
+    if (nargs && !args) return gp__fail(GP_ERROR_INVALID_ARGUMENT, "gp_kernel_launch: %zu arguments but args is NULL", nargs);
+    gp_status st = gp__stream_for(stream, kernel->dev, "gp_kernel_launch", &stream);
+    if (st == GP_SUCCESS) st = check_args(kernel, nargs, args);
+    if (st != GP_SUCCESS) return st;
+
+    size_t loc[3] = {1, 1, 1}, groups[3] = {1, 1, 1};
+    if (local) {
+        size_t total = 1;
+        for (unsigned d = 0; d < dims; d++) {
+            loc[d] = local[d];
+            if (loc[d] == 0 || loc[d] > kernel->dev->info.max_work_item_sizes[d])
+                return gp__fail(GP_ERROR_INVALID_LAUNCH, "gp_kernel_launch: local size %zu in dimension %u; this device allows 1 to %zu",
+                                loc[d], d, kernel->dev->info.max_work_item_sizes[d]);
+            total *= loc[d];
+        }
+        if (total > kernel->props.max_group_size || total > kernel->dev->info.max_work_group_size)
+            return gp__fail(GP_ERROR_INVALID_LAUNCH,
+                            "gp_kernel_launch: a work-group of %zu work-items; kernel '%s' allows at most %zu here", total,
+                            kernel->name, kernel->props.max_group_size < kernel->dev->info.max_work_group_size
+                                              ? kernel->props.max_group_size : kernel->dev->info.max_work_group_size);
+    } else {
+        default_local(kernel, dims, loc);
+    }
+    for (unsigned d = 0; d < dims; d++) {
+        if (global[d] == 0) return GP_SUCCESS;
+        groups[d] = global[d] / loc[d] + (global[d] % loc[d] != 0);
+    }
+
+    /* The plugin sees its own buffer handles. */
+    gp_arg small[32], *plugin_args = small;
+    if (nargs > 32 && !(plugin_args = malloc(nargs * sizeof *plugin_args)))
+        return gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "gp_kernel_launch: no host memory for %zu arguments", nargs);
+    for (size_t i = 0; i < nargs; i++) {
+        plugin_args[i] = args[i];
+        if (args[i].kind == GP_ARG_BUFFER) plugin_args[i].buffer = (gp_buffer *)args[i].buffer->impl;
+    }
+    if (gp__debug_on("launch"))
+        gp__debug("launch", "%s on %s:%zu: groups %zux%zux%zu of %zux%zux%zu", kernel->name, kernel->dev->info.backend,
+                  kernel->dev->info.backend_index, groups[0], groups[1], groups[2], loc[0], loc[1], loc[2]);
+    st = kernel->be->launch(kernel->dev->impl, stream->impl, kernel->impl, dims, groups, loc, nargs, plugin_args);
+    if (plugin_args != small) free(plugin_args);
+    return st;
+}

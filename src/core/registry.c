@@ -1,0 +1,317 @@
+/* Plugin loading, the device list and device selection. */
+#define _GNU_SOURCE /* dladdr */
+#include "internal.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const backend_names[] = {"cuda", "hip", "opencl"};
+#define NBACKENDS (sizeof backend_names / sizeof backend_names[0])
+
+static gp_backend_info backends[NBACKENDS];
+static gp_device **devices;
+static size_t ndevices;
+static gp_status init_status;
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+/* The folder holding libgpuport itself, so that a build tree finds its plugins. */
+static void own_folder(char *out, size_t len)
+{
+    Dl_info di;
+    out[0] = '\0';
+    if (dladdr((void *)own_folder, &di) && di.dli_fname) {
+        snprintf(out, len, "%s", di.dli_fname);
+        char *slash = strrchr(out, '/');
+        if (slash) *slash = '\0';
+        else snprintf(out, len, ".");
+    }
+}
+
+/* Fills candidates with the search order of DESIGN.md; returns how many. */
+static size_t plugin_folders(char folders[][512], size_t max)
+{
+    size_t n = 0;
+    const char *env = getenv("GPUPORT_PLUGIN_PATH");
+    while (env && *env && n < max) {
+        size_t len = strcspn(env, ":");
+        if (len > 0 && len < 512) {
+            memcpy(folders[n], env, len);
+            folders[n++][len] = '\0';
+        }
+        env += len + (env[len] == ':');
+    }
+    if (n < max) snprintf(folders[n++], 512, "%s", GP__PLUGIN_DIR);
+    if (n < max) own_folder(folders[n++], 512);
+    return n;
+}
+
+static void add_device(gp_device *dev)
+{
+    gp_device **grown = realloc(devices, (ndevices + 1) * sizeof *devices);
+    if (!grown) return;
+    devices = grown;
+    devices[ndevices++] = dev;
+}
+
+static void open_devices(const gp__backend *be, gp_backend_info *bi, size_t count)
+{
+    size_t opened = 0;
+    for (size_t i = 0; i < count; i++) {
+        gp_device *dev = calloc(1, sizeof *dev);
+        if (!dev) break;
+        dev->be = be;
+        if (be->device_open(i, &dev->impl, &dev->info) != GP_SUCCESS) {
+            gp__debug("load", "%s:%zu did not open: %s", bi->name, i, gp_last_error());
+            free(dev);
+            continue;
+        }
+        snprintf(dev->info.backend, sizeof dev->info.backend, "%s", bi->name);
+        dev->info.backend_index = opened;
+        be->device_cache_id(dev->impl, dev->cache_id, sizeof dev->cache_id);
+        pthread_mutex_init(&dev->lock, NULL);
+        gp_stream *s = calloc(1, sizeof *s);
+        if (!s || be->stream_create(dev->impl, &s->impl) != GP_SUCCESS) {
+            gp__debug("load", "%s:%zu has no default stream: %s", bi->name, i, gp_last_error());
+            free(s);
+            be->device_close(dev->impl);
+            pthread_mutex_destroy(&dev->lock);
+            free(dev);
+            continue;
+        }
+        s->be = be;
+        s->dev = dev;
+        dev->default_stream = s;
+        add_device(dev);
+        opened++;
+        gp__debug("load", "%s:%zu is %s", bi->name, dev->info.backend_index, dev->info.name);
+    }
+    bi->device_count = opened;
+}
+
+static void load_backend(size_t which)
+{
+    gp_backend_info *bi = &backends[which];
+    const char *name = backend_names[which];
+    snprintf(bi->name, sizeof bi->name, "%s", name);
+
+    char folders[16][512], tried[2048] = "", path[600];
+    size_t nf = plugin_folders(folders, 16);
+    void *dl = NULL;
+    for (size_t i = 0; i < nf && !dl; i++) {
+        snprintf(path, sizeof path, "%s/libgpuport-%s.so", folders[i], name);
+        if (access(path, F_OK) != 0) {
+            size_t used = strlen(tried);
+            snprintf(tried + used, sizeof tried - used, "%s%s", used ? ", " : "", folders[i]);
+            continue;
+        }
+        dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        if (!dl) {
+            snprintf(bi->reason, sizeof bi->reason, "%s exists but did not load: %s", path, dlerror());
+            return;
+        }
+    }
+    if (!dl) {
+        snprintf(bi->reason, sizeof bi->reason,
+                 "plugin libgpuport-%s.so not found (looked in %s); this gpuport was built without the %s "
+                 "backend, or set GPUPORT_PLUGIN_PATH to the folder that holds it",
+                 name, tried, name);
+        gp__debug("load", "%s: %s", name, bi->reason);
+        return;
+    }
+    snprintf(bi->plugin_path, sizeof bi->plugin_path, "%s", path);
+    gp__debug("load", "%s: loaded %s", name, path);
+
+    gp__plugin_entry_fn entry;
+    *(void **)&entry = dlsym(dl, GP__PLUGIN_ENTRY);
+    const gp__backend *be = entry ? entry() : NULL;
+    if (!be) {
+        snprintf(bi->reason, sizeof bi->reason, "%s is not a gpuport plugin: it has no %s", path, GP__PLUGIN_ENTRY);
+        dlclose(dl);
+        return;
+    }
+    if (be->abi != GP__PLUGIN_ABI) {
+        snprintf(bi->reason, sizeof bi->reason,
+                 "%s was built for plugin ABI %u but this libgpuport %s needs ABI %u: rebuild the plugin "
+                 "with this gpuport",
+                 path, (unsigned)be->abi, gp_version_string(), (unsigned)GP__PLUGIN_ABI);
+        dlclose(dl);
+        return;
+    }
+    size_t count = 0;
+    if (be->init(&gp__host_table, bi->reason, sizeof bi->reason, bi->version, sizeof bi->version, &count) !=
+        GP_SUCCESS) {
+        if (!bi->reason[0]) snprintf(bi->reason, sizeof bi->reason, "the %s runtime did not start", name);
+        gp__debug("load", "%s: unavailable: %s", name, bi->reason);
+        return; /* the plugin stays loaded: it may hold what its init made */
+    }
+    open_devices(be, bi, count);
+    if (bi->device_count == 0 && !bi->reason[0]) {
+        snprintf(bi->reason, sizeof bi->reason, "the %s runtime works but shows no device", name);
+        gp__debug("load", "%s: %s", name, bi->reason);
+        return;
+    }
+    bi->available = bi->device_count > 0;
+}
+
+static void init_all(void)
+{
+    for (size_t i = 0; i < NBACKENDS; i++) load_backend(i);
+    init_status = GP_SUCCESS;
+}
+
+gp_status gp__init(void)
+{
+    pthread_once(&init_once, init_all);
+    return init_status;
+}
+
+gp_status gp_backend_count(size_t *count)
+{
+    GP__CHECK_OUT(count, "count");
+    gp__init();
+    *count = NBACKENDS;
+    return GP_SUCCESS;
+}
+
+gp_status gp_backend_get_info(size_t index, gp_backend_info *info)
+{
+    GP__CHECK_OUT(info, "info");
+    gp__init();
+    if (index >= NBACKENDS)
+        return gp__fail(GP_ERROR_NOT_FOUND, "gp_backend_get_info: index %zu, but there are %zu backends", index,
+                        (size_t)NBACKENDS);
+    *info = backends[index];
+    return GP_SUCCESS;
+}
+
+gp_status gp_device_count(size_t *count)
+{
+    GP__CHECK_OUT(count, "count");
+    gp__init();
+    *count = ndevices;
+    return GP_SUCCESS;
+}
+
+gp_status gp_device_get(size_t index, gp_device **device)
+{
+    GP__CHECK_OUT(device, "device");
+    gp__init();
+    if (index >= ndevices)
+        return gp__fail(GP_ERROR_NOT_FOUND, "gp_device_get: index %zu, but there are %zu devices", index, ndevices);
+    *device = devices[index];
+    return GP_SUCCESS;
+}
+
+gp_status gp_device_get_info(const gp_device *device, gp_device_info *info)
+{
+    GP__CHECK_HANDLE(device, "device");
+    GP__CHECK_OUT(info, "info");
+    *info = device->info;
+    return GP_SUCCESS;
+}
+
+/* The best GPU: native backends (listed first) before OpenCL, then the most memory. */
+static gp_device *best_of_type(gp_device_type type)
+{
+    gp_device *best = NULL;
+    for (size_t i = 0; i < ndevices; i++) {
+        gp_device *d = devices[i];
+        if (d->info.type != type) continue;
+        if (!best) best = d;
+        else if (strcmp(best->info.backend, d->info.backend) == 0 &&
+                 d->info.global_mem_bytes > best->info.global_mem_bytes)
+            best = d;
+    }
+    return best;
+}
+
+/* Lists what there is, so that a failed selection says what would have worked. */
+static void describe_devices(char *out, size_t len)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < ndevices && used < len; i++)
+        used += (size_t)snprintf(out + used, len - used, "%s%s:%zu (%s)", i ? ", " : "", devices[i]->info.backend,
+                                 devices[i]->info.backend_index, devices[i]->info.name);
+    if (ndevices == 0 && len) snprintf(out, len, "none");
+    for (size_t b = 0; b < NBACKENDS && used < len; b++)
+        if (!backends[b].available)
+            used += (size_t)snprintf(out + used, len - used, "; %s unavailable: %s", backends[b].name,
+                                     backends[b].reason);
+}
+
+static gp_status find(const char *spec, const char *origin, gp_device **device)
+{
+    gp_device *found = NULL;
+    if (strcmp(spec, "gpu") == 0) {
+        found = best_of_type(GP_DEVICE_GPU);
+    } else if (strcmp(spec, "cpu") == 0) {
+        found = best_of_type(GP_DEVICE_CPU);
+    } else {
+        size_t blen = strcspn(spec, ":");
+        size_t index = 0;
+        int ok = blen > 0 && blen < 16;
+        if (ok && spec[blen] == ':') {
+            const char *num = spec + blen + 1;
+            char *end;
+            errno = 0;
+            unsigned long long v = strtoull(num, &end, 10);
+            ok = *num >= '0' && *num <= '9' && *end == '\0' && errno == 0;
+            index = (size_t)v;
+        }
+        for (size_t i = 0; ok && i < ndevices && !found; i++)
+            if (strncmp(devices[i]->info.backend, spec, blen) == 0 && devices[i]->info.backend[blen] == '\0' &&
+                devices[i]->info.backend_index == index)
+                found = devices[i];
+    }
+    if (!found) {
+        char there[2048];
+        describe_devices(there, sizeof there);
+        return gp__fail(GP_ERROR_NOT_FOUND,
+                        "%s'%s' names no device (use gpu, cpu, or BACKEND:N such as opencl:0); devices here: %s",
+                        origin, spec, there);
+    }
+    *device = found;
+    return GP_SUCCESS;
+}
+
+gp_status gp_device_find(const char *spec, gp_device **device)
+{
+    GP__CHECK_OUT(spec, "spec");
+    GP__CHECK_OUT(device, "device");
+    gp__init();
+    return find(spec, "", device);
+}
+
+gp_status gp_device_default(gp_device **device)
+{
+    GP__CHECK_OUT(device, "device");
+    gp__init();
+    const char *env = getenv("GPUPORT_DEVICE");
+    if (env && *env) return find(env, "GPUPORT_DEVICE=", device);
+    gp_device *d = best_of_type(GP_DEVICE_GPU);
+    if (!d) d = best_of_type(GP_DEVICE_CPU);
+    if (!d && ndevices) d = devices[0];
+    if (!d) {
+        char there[2048];
+        describe_devices(there, sizeof there);
+        return gp__fail(GP_ERROR_NOT_FOUND, "no device found: %s", there);
+    }
+    *device = d;
+    return GP_SUCCESS;
+}
+
+gp_status gp_device_synchronize(gp_device *device)
+{
+    GP__CHECK_HANDLE(device, "device");
+    gp_status st = device->be->stream_synchronize(device->impl, device->default_stream->impl);
+    pthread_mutex_lock(&device->lock);
+    for (gp_stream *s = device->streams; s && st == GP_SUCCESS; s = s->next)
+        st = device->be->stream_synchronize(device->impl, s->impl);
+    pthread_mutex_unlock(&device->lock);
+    return st;
+}

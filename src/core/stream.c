@@ -1,0 +1,142 @@
+/* Streams and events. */
+#include "internal.h"
+
+#include <stdlib.h>
+
+gp_status gp__stream_for(gp_stream *stream, gp_device *dev, const char *what, gp_stream **out)
+{
+    if (!stream) stream = dev->default_stream;
+    if (stream->dev != dev)
+        return gp__fail(GP_ERROR_DEVICE_MISMATCH, "%s: the stream is on %s:%zu but the work is for %s:%zu", what,
+                        stream->dev->info.backend, stream->dev->info.backend_index, dev->info.backend,
+                        dev->info.backend_index);
+    *out = stream;
+    return GP_SUCCESS;
+}
+
+gp_status gp_stream_create(gp_device *device, gp_stream **stream)
+{
+    GP__CHECK_HANDLE(device, "device");
+    GP__CHECK_OUT(stream, "stream");
+    gp_stream *s = calloc(1, sizeof *s);
+    if (!s) return gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "gp_stream_create: no host memory for the handle");
+    gp_status st = device->be->stream_create(device->impl, &s->impl);
+    if (st != GP_SUCCESS) {
+        free(s);
+        return st;
+    }
+    s->be = device->be;
+    s->dev = device;
+    pthread_mutex_lock(&device->lock);
+    s->next = device->streams;
+    device->streams = s;
+    pthread_mutex_unlock(&device->lock);
+    *stream = s;
+    return GP_SUCCESS;
+}
+
+gp_status gp_stream_destroy(gp_stream *stream)
+{
+    if (!stream) return GP_SUCCESS;
+    gp_device *dev = stream->dev;
+    if (stream == dev->default_stream)
+        return gp__fail(GP_ERROR_INVALID_ARGUMENT, "gp_stream_destroy: the default stream belongs to the library");
+    gp_status st = stream->be->stream_synchronize(dev->impl, stream->impl);
+    pthread_mutex_lock(&dev->lock);
+    for (gp_stream **p = &dev->streams; *p; p = &(*p)->next)
+        if (*p == stream) {
+            *p = stream->next;
+            break;
+        }
+    pthread_mutex_unlock(&dev->lock);
+    stream->be->stream_destroy(dev->impl, stream->impl);
+    free(stream);
+    return st;
+}
+
+gp_status gp_stream_get_default(gp_device *device, gp_stream **stream)
+{
+    GP__CHECK_HANDLE(device, "device");
+    GP__CHECK_OUT(stream, "stream");
+    *stream = device->default_stream;
+    return GP_SUCCESS;
+}
+
+gp_status gp_stream_synchronize(gp_stream *stream)
+{
+    GP__CHECK_HANDLE(stream, "stream");
+    return stream->be->stream_synchronize(stream->dev->impl, stream->impl);
+}
+
+gp_status gp_event_create(gp_device *device, gp_event **event)
+{
+    GP__CHECK_HANDLE(device, "device");
+    GP__CHECK_OUT(event, "event");
+    gp_event *e = calloc(1, sizeof *e);
+    if (!e) return gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "gp_event_create: no host memory for the handle");
+    gp_status st = device->be->event_create(device->impl, &e->impl);
+    if (st != GP_SUCCESS) {
+        free(e);
+        return st;
+    }
+    e->be = device->be;
+    e->dev = device;
+    *event = e;
+    return GP_SUCCESS;
+}
+
+gp_status gp_event_destroy(gp_event *event)
+{
+    if (!event) return GP_SUCCESS;
+    event->be->event_destroy(event->dev->impl, event->impl);
+    free(event);
+    return GP_SUCCESS;
+}
+
+gp_status gp_event_record(gp_event *event, gp_stream *stream)
+{
+    GP__CHECK_HANDLE(event, "event");
+    gp_status st = gp__stream_for(stream, event->dev, "gp_event_record", &stream);
+    if (st == GP_SUCCESS) st = event->be->event_record(event->dev->impl, event->impl, stream->impl);
+    if (st == GP_SUCCESS) event->recorded = 1;
+    return st;
+}
+
+gp_status gp_stream_wait_event(gp_stream *stream, gp_event *event)
+{
+    GP__CHECK_HANDLE(stream, "stream");
+    GP__CHECK_HANDLE(event, "event");
+    if (stream->dev != event->dev)
+        return gp__fail(GP_ERROR_DEVICE_MISMATCH, "gp_stream_wait_event: the event is on %s:%zu, the stream on %s:%zu",
+                        event->dev->info.backend, event->dev->info.backend_index, stream->dev->info.backend,
+                        stream->dev->info.backend_index);
+    if (!event->recorded) return GP_SUCCESS; /* nothing to wait for, as in CUDA */
+    return stream->be->stream_wait_event(stream->dev->impl, stream->impl, event->impl);
+}
+
+gp_status gp_event_synchronize(gp_event *event)
+{
+    GP__CHECK_HANDLE(event, "event");
+    if (!event->recorded) return GP_SUCCESS;
+    return event->be->event_synchronize(event->dev->impl, event->impl);
+}
+
+gp_status gp_event_query(gp_event *event)
+{
+    GP__CHECK_HANDLE(event, "event");
+    if (!event->recorded) return GP_SUCCESS;
+    return event->be->event_query(event->dev->impl, event->impl);
+}
+
+gp_status gp_event_elapsed_ms(gp_event *start, gp_event *end, double *ms)
+{
+    GP__CHECK_HANDLE(start, "start");
+    GP__CHECK_HANDLE(end, "end");
+    GP__CHECK_OUT(ms, "ms");
+    if (start->dev != end->dev)
+        return gp__fail(GP_ERROR_DEVICE_MISMATCH, "gp_event_elapsed_ms: the two events are on different devices");
+    if (!start->recorded || !end->recorded)
+        return gp__fail(GP_ERROR_INVALID_ARGUMENT, "gp_event_elapsed_ms: the %s event was never recorded",
+                        start->recorded ? "end" : "start");
+    return start->be->event_elapsed_ms(start->dev->impl, start->impl, end->impl, ms);
+}
