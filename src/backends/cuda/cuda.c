@@ -1,0 +1,264 @@
+/* What only CUDA does: the primary context, NVRTC's targets and code, driver checks. */
+#include "../cuhip/cuhip.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The oldest driver API the plugin accepts. */
+#define CH_CUDA_MIN_DRIVER 12000
+
+const char *const gp__ch_vendor_driver_libs[] = {"libcuda.so.1", "libcuda.so", NULL};
+const char gp__ch_vendor_driver_hint[] =
+    "no NVIDIA driver is installed; install the NVIDIA driver (the plugin needs driver API 12.0 or newer)";
+
+static size_t cu_add(const char **paths, size_t n, size_t max, char *buf, size_t len, size_t *used, const char *dir,
+                     const char *file)
+{
+    if (n >= max || *used >= len)
+        return n;
+    int w = snprintf(buf + *used, len - *used, "%s%s%s", dir ? dir : "", dir ? "/" : "", file);
+    if (w < 0 || (size_t)w >= len - *used)
+        return n;
+    paths[n] = buf + *used;
+    *used += (size_t)w + 1;
+    return n + 1;
+}
+
+size_t gp__ch_vendor_rtc_paths(const char **paths, size_t max, char *buf, size_t buf_len)
+{
+    static const char *const names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
+    char env_dir[1024] = "";
+    const char *cuda_path = getenv("CUDA_PATH");
+    if (cuda_path && cuda_path[0])
+        snprintf(env_dir, sizeof env_dir, "%s/lib64", cuda_path);
+    /* The loader's own search first, then the toolkit the environment names, then the one
+     * this plugin was built against. */
+    const char *dirs[] = {NULL, env_dir[0] ? env_dir : NULL,
+#ifdef GP__CUDA_LIB_HINT
+                          GP__CUDA_LIB_HINT,
+#endif
+                          "/usr/local/cuda/lib64"};
+    size_t n = 0, used = 0;
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        if (i > 0 && !dirs[i])
+            continue;
+        for (size_t j = 0; j < sizeof names / sizeof names[0]; j++)
+            n = cu_add(paths, n, max, buf, buf_len, &used, dirs[i], names[j]);
+    }
+    return n;
+}
+
+const char *gp__ch_vendor_error_name(ch_result r)
+{
+    const char *name = NULL;
+    if (gp__ch.get_error_name && gp__ch.get_error_name(r, &name) == CUDA_SUCCESS && name)
+        return name;
+    return "unknown CUDA error";
+}
+
+static void cu_version_text(int v, char *buf, size_t len)
+{
+    snprintf(buf, len, "%d.%d", v / 1000, v % 1000 / 10);
+}
+
+gp_status gp__ch_vendor_init(char *reason, size_t reason_len)
+{
+    CUresult r = gp__ch.init(0);
+    if (r != CUDA_SUCCESS) {
+        const char *why = "the NVIDIA driver did not start; check that its kernel module is loaded (nvidia-smi)";
+        if (r == CUDA_ERROR_STUB_LIBRARY)
+            why = "the libcuda.so.1 found is the CUDA toolkit's stub, not a driver; install the NVIDIA driver or take "
+                  "the stubs folder out of LD_LIBRARY_PATH";
+        else if (r == CUDA_ERROR_NO_DEVICE)
+            why = "no NVIDIA GPU visible; check CUDA_VISIBLE_DEVICES";
+        else if (r == CUDA_ERROR_SYSTEM_DRIVER_MISMATCH || r == CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE)
+            why = "the user-space driver (libcuda) and the kernel module differ in version; reinstall the NVIDIA "
+                  "driver or reboot";
+        snprintf(reason, reason_len, "cuInit failed: %s (%d): %s", gp__ch_vendor_error_name(r), (int)r, why);
+        return GP_ERROR_BACKEND_UNAVAILABLE;
+    }
+    int v = 0;
+    r = gp__ch.driver_get_version(&v);
+    if (r != CUDA_SUCCESS) {
+        snprintf(reason, reason_len, "cuDriverGetVersion failed: %s (%d)", gp__ch_vendor_error_name(r), (int)r);
+        return GP_ERROR_BACKEND_UNAVAILABLE;
+    }
+    cu_version_text(v, gp__ch_driver_version, sizeof gp__ch_driver_version);
+    if (v < CH_CUDA_MIN_DRIVER) {
+        char need[16];
+        cu_version_text(CH_CUDA_MIN_DRIVER, need, sizeof need);
+        snprintf(reason, reason_len,
+                 "the NVIDIA driver offers CUDA driver API %s, the plugin needs %s or newer; update the NVIDIA driver",
+                 gp__ch_driver_version, need);
+        return GP_ERROR_BACKEND_UNAVAILABLE;
+    }
+    gp__ch_host->debug("load", "CUDA driver %s initialised", gp__ch_driver_version);
+    return GP_SUCCESS;
+}
+
+gp_status gp__ch_vendor_device_open(gp__ch_device *d, gp_device_info *info)
+{
+    (void)info; /* the shared code fills every field CUDA reports */
+    int major = 0, minor = 0;
+    CUresult r = gp__ch.device_get_attribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d->device);
+    if (r == CUDA_SUCCESS)
+        r = gp__ch.device_get_attribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d->device);
+    if (r == CUDA_SUCCESS)
+        r = gp__ch.primary_ctx_retain(&d->v.ctx, d->device);
+    if (r != CUDA_SUCCESS)
+        return gp__ch_fail(r, "opening the device's primary context");
+    d->v.arch = major * 10 + minor;
+    return GP_SUCCESS;
+}
+
+void gp__ch_vendor_device_close(gp__ch_device *d)
+{
+    CUcontext cur = NULL;
+    if (gp__ch.ctx_get_current(&cur) == CUDA_SUCCESS && cur == d->v.ctx)
+        gp__ch.ctx_set_current(NULL);
+    gp__ch.primary_ctx_release(d->device);
+}
+
+gp_status gp__ch_vendor_enter(gp__ch_device *d)
+{
+    CUcontext cur;
+    if (gp__ch.ctx_get_current(&cur) == CUDA_SUCCESS && cur == d->v.ctx)
+        return GP_SUCCESS;
+    CUresult r = gp__ch.ctx_set_current(d->v.ctx);
+    return r == CUDA_SUCCESS ? GP_SUCCESS : gp__ch_fail(r, "making the device's context current");
+}
+
+void gp__ch_vendor_cache_id(gp__ch_device *d, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s|sm_%d|driver %s|nvrtc %s", d->name, d->v.arch, gp__ch_driver_version,
+             gp__ch_rtc_loaded ? gp__ch_rtc_version : "none");
+}
+
+size_t gp__ch_vendor_rtc_options(gp__ch_device *d, const char **opts, size_t max, char *buf, size_t buf_len,
+                                 int *kind)
+{
+    int n = 0, archs[128];
+    if (gp__ch.rtc_get_num_supported_archs(&n) != NVRTC_SUCCESS || n <= 0 || n > 128 ||
+        gp__ch.rtc_get_supported_archs(archs) != NVRTC_SUCCESS) {
+        gp__ch_host->set_error("NVRTC %s did not list the architectures it supports", gp__ch_rtc_version);
+        return (size_t)-1;
+    }
+    /* The newest target NVRTC has that the device can run: a cubin for the device's own
+     * architecture, otherwise PTX the driver compiles for it. */
+    int best = 0, lo = archs[0], hi = archs[0];
+    for (int i = 0; i < n; i++) {
+        lo = archs[i] < lo ? archs[i] : lo;
+        hi = archs[i] > hi ? archs[i] : hi;
+        if (archs[i] <= d->v.arch && archs[i] > best)
+            best = archs[i];
+    }
+    if (!best) {
+        gp__ch_host->set_error("NVRTC %s compiles for sm_%d to sm_%d, but %s is sm_%d; use an older CUDA toolkit",
+                               gp__ch_rtc_version, lo, hi, d->name, d->v.arch);
+        return (size_t)-1;
+    }
+    *kind = best == d->v.arch ? GP__CH_CODE_CUBIN : GP__CH_CODE_PTX;
+    snprintf(buf, buf_len, "--gpu-architecture=%s_%d", *kind == GP__CH_CODE_CUBIN ? "sm" : "compute", best);
+    const char *fixed[] = {buf, "-default-device", "-std=c++14"};
+    size_t count = sizeof fixed / sizeof fixed[0];
+    if (count > max)
+        count = max;
+    memcpy(opts, fixed, count * sizeof *opts);
+    return count;
+}
+
+gp_status gp__ch_vendor_rtc_code(gp__ch_device *d, ch_rtc_program prog, int kind, void **code, size_t *bytes)
+{
+    (void)d;
+    size_t n = 0;
+    nvrtcResult r = kind == GP__CH_CODE_CUBIN ? gp__ch.rtc_get_cubin_size(prog, &n) : gp__ch.rtc_get_ptx_size(prog, &n);
+    if (r != NVRTC_SUCCESS || n == 0) {
+        gp__ch_host->set_error("NVRTC gave no code: %s (%d)", gp__ch.rtc_get_error_string(r), (int)r);
+        return GP_ERROR_BACKEND;
+    }
+    char *p = malloc(n);
+    if (!p) {
+        gp__ch_host->set_error("out of host memory");
+        return GP_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    r = kind == GP__CH_CODE_CUBIN ? gp__ch.rtc_get_cubin(prog, p) : gp__ch.rtc_get_ptx(prog, p);
+    if (r != NVRTC_SUCCESS) {
+        free(p);
+        gp__ch_host->set_error("NVRTC gave no code: %s (%d)", gp__ch.rtc_get_error_string(r), (int)r);
+        return GP_ERROR_BACKEND;
+    }
+    if (kind == GP__CH_CODE_PTX)
+        p[n - 1] = '\0'; /* the size counts the terminator; make sure it is one */
+    *code = p;
+    *bytes = n;
+    return GP_SUCCESS;
+}
+
+int gp__ch_vendor_code_ok(int kind, const void *code, size_t bytes)
+{
+    const unsigned char *c = code;
+    if (kind == GP__CH_CODE_CUBIN)
+        return bytes >= 64 && c[0] == 0x7f && c[1] == 'E' && c[2] == 'L' && c[3] == 'F';
+    if (kind == GP__CH_CODE_PTX)
+        return bytes > 1 && c[bytes - 1] == '\0';
+    return 0;
+}
+
+/* p[i] = value for i < n, grid-stride; written by hand so fills need no NVRTC. */
+static const char cu_fill8_ptx[] =
+    ".version 7.0\n"
+    ".target sm_50\n"
+    ".address_size 64\n"
+    ".visible .entry gp__fill8(.param .u64 fill_p, .param .u64 fill_n, .param .u64 fill_v)\n"
+    "{\n"
+    "  .reg .pred %p<2>;\n"
+    "  .reg .b32 %r<5>;\n"
+    "  .reg .b64 %rd<9>;\n"
+    "  ld.param.u64 %rd1, [fill_p];\n"
+    "  ld.param.u64 %rd2, [fill_n];\n"
+    "  ld.param.u64 %rd3, [fill_v];\n"
+    "  cvta.to.global.u64 %rd1, %rd1;\n"
+    "  mov.u32 %r1, %ctaid.x;\n"
+    "  mov.u32 %r2, %ntid.x;\n"
+    "  mov.u32 %r3, %tid.x;\n"
+    "  mov.u32 %r4, %nctaid.x;\n"
+    "  mul.wide.u32 %rd4, %r1, %r2;\n"
+    "  cvt.u64.u32 %rd5, %r3;\n"
+    "  add.u64 %rd4, %rd4, %rd5;\n"
+    "  mul.wide.u32 %rd6, %r4, %r2;\n"
+    "FILL_LOOP:\n"
+    "  setp.ge.u64 %p1, %rd4, %rd2;\n"
+    "  @%p1 bra FILL_DONE;\n"
+    "  shl.b64 %rd7, %rd4, 3;\n"
+    "  add.u64 %rd8, %rd1, %rd7;\n"
+    "  st.global.u64 [%rd8], %rd3;\n"
+    "  add.u64 %rd4, %rd4, %rd6;\n"
+    "  bra.uni FILL_LOOP;\n"
+    "FILL_DONE:\n"
+    "  ret;\n"
+    "}\n";
+
+gp_status gp__ch_vendor_fill8_module(gp__ch_device *d, ch_module *module)
+{
+    (void)d; /* the device's context is current */
+    CUresult r = gp__ch.module_load_data(module, cu_fill8_ptx);
+    return r == CUDA_SUCCESS ? GP_SUCCESS : gp__ch_fail(r, "loading the 8-byte fill kernel");
+}
+
+int gp__ch_vendor_param_sizes(ch_function fn, size_t *sizes, size_t max, size_t *n)
+{
+    if (!gp__ch.func_get_param_info)
+        return 0;
+    /* Kernel parameters fit in 32 KiB, so a count past that means the driver is not saying. */
+    size_t i = 0;
+    for (; i < 32768; i++) {
+        size_t offset, size;
+        if (gp__ch.func_get_param_info(fn, i, &offset, &size) != CUDA_SUCCESS)
+            break;
+        if (sizes && i < max)
+            sizes[i] = size;
+    }
+    *n = i;
+    return i < 32768;
+}

@@ -1,0 +1,125 @@
+/* cuhip: the host code the CUDA and HIP plugins share.
+ *
+ * The CUDA driver API and HIP's module API mirror each other call for call, so every
+ * gp__backend hook is written once, in cuhip.c, against a vendor binding. Each plugin compiles
+ * cuhip.c itself, with its own folder first on the include path, where "cuhip_binding.h" names
+ * the vendor's types, constants and entry points; the plugin's own .c supplies the few things
+ * that genuinely differ (the gp__ch_vendor_* functions below). Nothing is looked up through
+ * function pointers of neutral types: every call is type-checked against the vendor header.
+ *
+ * What a binding header (cuhip_binding.h) must provide; src/backends/cuda/ is the example:
+ *   - CH_BACKEND_NAME ("hip"), CH_DRIVER_TITLE ("HIP runtime"), CH_RTC_TITLE ("hiprtc"),
+ *     CH_VENDOR ("AMD"), used in messages and device info;
+ *   - typedefs ch_result, ch_device, ch_dptr, ch_stream, ch_event, ch_module, ch_function,
+ *     ch_rtc_result, ch_rtc_program (hipError_t, hipDevice_t, hipDeviceptr_t, hipStream_t,
+ *     hipEvent_t, hipModule_t, hipFunction_t, hiprtcResult, hiprtcProgram);
+ *   - constants CH_SUCCESS, CH_ERROR_NOT_READY, CH_ERROR_OUT_OF_MEMORY, CH_ERROR_NOT_FOUND,
+ *     CH_ERROR_INVALID_VALUE, CH_ERROR_LAUNCH_OUT_OF_RESOURCES, CH_RTC_SUCCESS,
+ *     CH_RTC_ERROR_COMPILATION, CH_STREAM_NON_BLOCKING, CH_EVENT_DEFAULT,
+ *     CH_HOSTALLOC_PORTABLE, CH_HOSTALLOC_DEVICEMAP (hipHostMallocPortable,
+ *     hipHostMallocMapped), the device attributes CH_ATTR_MAX_THREADS_PER_BLOCK,
+ *     CH_ATTR_MAX_BLOCK_DIM_X/Y/Z, CH_ATTR_SHARED_MEM_PER_BLOCK, CH_ATTR_COMPUTE_UNITS,
+ *     CH_ATTR_WARP_SIZE, CH_ATTR_INTEGRATED and CH_FUNC_ATTR_MAX_THREADS_PER_BLOCK;
+ *   - CH_DPTR_ADD(p, off) and CH_DPTR_IS_NULL(p) (HIP: char-pointer arithmetic on void *);
+ *   - CH_DRIVER_API(X), CH_DRIVER_API_OPTIONAL(X) and CH_RTC_API(X): lists of
+ *     X(field, vendor function, "symbol") with at least the fields cuhip.c calls (see the CUDA
+ *     binding for the list). The vendor function only gives the prototype (__typeof__), so
+ *     each field must name a function whose parameters line up with the CUDA one of the same
+ *     field: hipMalloc, hipFree, hipHostMalloc, hipHostFree, hipHostGetDevicePointer,
+ *     hipMemcpyHtoDAsync, hipMemcpyDtoHAsync, hipMemcpyDtoDAsync, hipMemsetD8Async,
+ *     hipMemsetD16Async, hipMemsetD32Async, hipStreamCreateWithFlags, hipStreamDestroy,
+ *     hipStreamSynchronize, hipStreamWaitEvent, hipEventCreateWithFlags, hipEventDestroy,
+ *     hipEventRecord, hipEventSynchronize, hipEventQuery, hipEventElapsedTime,
+ *     hipModuleLoadData, hipModuleUnload, hipModuleGetFunction, hipFuncGetAttribute,
+ *     hipModuleLaunchKernel, hipGetDeviceCount, hipDeviceGet, hipDeviceGetName,
+ *     hipDeviceGetAttribute, hipDeviceTotalMem, hipDriverGetVersion and the hiprtc
+ *     counterparts of the rtc_* fields cuhip.c uses (hiprtcVersion, hiprtcGetErrorString,
+ *     hiprtcCreateProgram, hiprtcDestroyProgram, hiprtcCompileProgram,
+ *     hiprtcGetProgramLogSize, hiprtcGetProgramLog). Vendor-only fields (cuInit,
+ *     hipSetDevice, hiprtcGetCode...) may be added freely; only the vendor .c uses them.
+ *     The symbol string is what dlsym looks up: stringify after macro expansion (HIP maps
+ *     some names to versioned symbols, as cuda.h does with _v2);
+ *   - struct ch_vendor_device: what the vendor part keeps per device (CUDA: the primary
+ *     context and compute capability; HIP: the gfx target name).
+ *
+ * And the vendor .c must define the gp__ch_vendor_* functions declared below; HIP's are:
+ * driver libraries libamdhip64.so.6/.so, hiprtc libhiprtc.so.6/.so; init = hipInit plus the
+ * version check; enter = hipSetDevice when hipGetDevice differs; device_open = the gfx name
+ * from hipGetDeviceProperties; rtc options --offload-arch=gfxNNN; code = hiprtcGetCode as
+ * GP__CH_CODE_HIP; the 8-byte fill kernel as a hiprtc-built or embedded code object.
+ */
+#ifndef GPUPORT_CUHIP_H
+#define GPUPORT_CUHIP_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "../backend.h"
+#include "cuhip_binding.h"
+
+#define CH__FIELD(field, fn, sym) __typeof__(fn) *field;
+typedef struct gp__ch_api {
+    CH_DRIVER_API(CH__FIELD)
+    CH_DRIVER_API_OPTIONAL(CH__FIELD)
+    CH_RTC_API(CH__FIELD)
+} gp__ch_api;
+#undef CH__FIELD
+
+extern gp__ch_api gp__ch;          /* the resolved entry points */
+extern const gp__host *gp__ch_host; /* core's messages and debug output */
+extern int gp__ch_rtc_loaded;       /* 1 when every CH_RTC_API entry was resolved */
+extern char gp__ch_driver_version[32], gp__ch_rtc_version[32]; /* "13.0"; filled by vendor init */
+extern const char gp__ch_prelude[]; /* the kernel dialect prelude, embedded at build time */
+
+typedef struct gp__ch_device {
+    ch_device device;
+    int ordinal;
+    char name[256];
+    ch_vendor_device v;
+    /* The 8-byte fill kernel, loaded on first use. */
+    pthread_mutex_t fill_lock;
+    ch_module fill_module;
+    ch_function fill_function;
+} gp__ch_device;
+
+/* Kinds of code a binary holds (the program_build header). */
+enum { GP__CH_CODE_CUBIN = 1, GP__CH_CODE_PTX = 2, GP__CH_CODE_HIP = 3 };
+
+/* Sets the detail message "<what> failed: NAME (code)" and returns the matching status. */
+gp_status gp__ch_fail(ch_result r, const char *what);
+
+/* ---- What each vendor supplies ---- */
+
+/* NULL-terminated names dlopen tries for the driver; the first is the one messages name. */
+extern const char *const gp__ch_vendor_driver_libs[];
+/* What to tell a user whose driver library is missing. */
+extern const char gp__ch_vendor_driver_hint[];
+/* Puts up to max candidate paths for the runtime compiler library into paths (strings live in
+ * buf); returns how many. */
+size_t gp__ch_vendor_rtc_paths(const char **paths, size_t max, char *buf, size_t buf_len);
+/* After the driver table is resolved: initialises the driver and checks its version, filling
+ * gp__ch_driver_version. On failure fills reason and returns GP_ERROR_BACKEND_UNAVAILABLE. */
+gp_status gp__ch_vendor_init(char *reason, size_t reason_len);
+const char *gp__ch_vendor_error_name(ch_result r);
+/* Fills d->v and the info fields the shared code does not (vendor-specific ones). */
+gp_status gp__ch_vendor_device_open(gp__ch_device *d, gp_device_info *info);
+void gp__ch_vendor_device_close(gp__ch_device *d);
+/* Makes the device current on the calling thread when it is not already. */
+gp_status gp__ch_vendor_enter(gp__ch_device *d);
+void gp__ch_vendor_cache_id(gp__ch_device *d, char *buf, size_t len);
+/* Options naming the target: up to max entries into opts (strings in buf); returns how many,
+ * or (size_t)-1 with the error set when the compiler cannot target the device. Sets *kind
+ * to the code kind gp__ch_vendor_rtc_code will produce. */
+size_t gp__ch_vendor_rtc_options(gp__ch_device *d, const char **opts, size_t max, char *buf, size_t buf_len,
+                                 int *kind);
+/* The compiled code of prog, malloc'ed. */
+gp_status gp__ch_vendor_rtc_code(gp__ch_device *d, ch_rtc_program prog, int kind, void **code, size_t *bytes);
+/* Whether code of this kind can be handed to the loader (shape checks only). */
+int gp__ch_vendor_code_ok(int kind, const void *code, size_t bytes);
+/* Parameter sizes of a kernel: the first max into sizes, the count of all into *n; returns 0
+ * when the driver cannot tell. */
+int gp__ch_vendor_param_sizes(ch_function fn, size_t *sizes, size_t max, size_t *n);
+/* Loads the module holding "gp__fill8(ulong *p, ulong n, ulong value)" for the device. */
+gp_status gp__ch_vendor_fill8_module(gp__ch_device *d, ch_module *module);
+
+#endif /* GPUPORT_CUHIP_H */
