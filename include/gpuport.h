@@ -153,7 +153,9 @@ GP_API gp_status gp_buffer_unmap(gp_stream *stream, gp_buffer *buffer);
 
 /* Copies. stream NULL means the default stream of the buffer's device. The plain calls return
  * when the copy is done; the _async calls only queue it, and the host memory must stay valid
- * and unchanged until the stream has passed it. Every range is checked against the buffer. */
+ * and unchanged until the stream has passed it. Every range is checked against the buffer
+ * (GP_ERROR_OUT_OF_RANGE); a copy within one buffer whose ranges overlap, and any copy, fill or
+ * launch that uses a buffer while it is mapped, is GP_ERROR_INVALID_ARGUMENT. */
 GP_API gp_status gp_buffer_write(gp_stream *stream, gp_buffer *dst, size_t dst_offset, const void *src, size_t bytes);
 GP_API gp_status gp_buffer_read(gp_stream *stream, gp_buffer *src, size_t src_offset, void *dst, size_t bytes);
 GP_API gp_status gp_buffer_copy(gp_stream *stream, gp_buffer *dst, size_t dst_offset, gp_buffer *src,
@@ -182,7 +184,9 @@ GP_API gp_status gp_stream_synchronize(gp_stream *stream);
 
 GP_API gp_status gp_event_create(gp_device *device, gp_event **event);
 GP_API gp_status gp_event_destroy(gp_event *event); /* NULL is a no-op */
-/* Marks the point in the stream reached by the work queued so far. Recording again moves it. */
+/* Marks the point in the stream reached by the work queued so far. Recording again moves it.
+ * An event never recorded counts as reached (waiting on it, synchronizing and querying succeed
+ * at once), but has no time: gp_event_elapsed_ms on it is GP_ERROR_INVALID_ARGUMENT. */
 GP_API gp_status gp_event_record(gp_event *event, gp_stream *stream);
 /* Work queued on stream after this call starts only when the event has been reached. */
 GP_API gp_status gp_stream_wait_event(gp_stream *stream, gp_event *event);
@@ -229,7 +233,10 @@ typedef struct gp_arg {
 /* Queues the kernel on the stream (NULL: the default stream). dims is 1, 2 or 3. global[d] is
  * the number of work-items wanted in dimension d; local (NULL: chosen for the device) is the
  * work-group shape. The launch covers global rounded up to a multiple of local, so kernels
- * compare their index with their own size; a global size of 0 launches nothing. */
+ * compare their index with their own size; a global size of 0 launches nothing.
+ * Wrong arguments (count, a NULL buffer, on CUDA and OpenCL a value of the wrong size or an
+ * argument of the wrong kind) are GP_ERROR_INVALID_KERNEL_ARGS; a local size of 0 or above what
+ * the kernel or device allows is GP_ERROR_INVALID_LAUNCH. */
 GP_API gp_status gp_kernel_launch(gp_stream *stream, gp_kernel *kernel, unsigned dims, const size_t *global,
                                   const size_t *local, size_t nargs, const gp_arg *args);
 

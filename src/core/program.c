@@ -152,6 +152,7 @@ gp_status gp_kernel_create(gp_program *program, const char *name, gp_kernel **ke
     GP__CHECK_HANDLE(program, "program");
     GP__CHECK_OUT(name, "name");
     GP__CHECK_OUT(kernel, "kernel");
+    if (!*name) return gp__fail(GP_ERROR_NOT_FOUND, "gp_kernel_create: the kernel name is empty");
     gp_kernel *k = calloc(1, sizeof *k);
     if (!k) return gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "gp_kernel_create: no host memory for the handle");
     gp_status st = program->be->kernel_create(program->dev->impl, program->impl, name, &k->impl, &k->props);

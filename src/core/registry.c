@@ -237,7 +237,7 @@ static void describe_devices(char *out, size_t len)
     for (size_t i = 0; i < ndevices && used < len; i++)
         used += (size_t)snprintf(out + used, len - used, "%s%s:%zu (%s)", i ? ", " : "", devices[i]->info.backend,
                                  devices[i]->info.backend_index, devices[i]->info.name);
-    if (ndevices == 0 && len) snprintf(out, len, "none");
+    if (ndevices == 0 && len) used = (size_t)snprintf(out, len, "none");
     for (size_t b = 0; b < NBACKENDS && used < len; b++)
         if (!backends[b].available)
             used += (size_t)snprintf(out + used, len - used, "; %s unavailable: %s", backends[b].name,

@@ -1,0 +1,297 @@
+/* Proves user kernels in the dialect compute what plain C computes, for awkward sizes. */
+#include "common.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *saxpy_src =
+    "GP_KERNEL void saxpy(uint n, float a, GP_GLOBAL const float *x, GP_GLOBAL float *y)\n"
+    "{\n"
+    "    uint i = gp_global_id(0);\n"
+    "    if (i < n) y[i] = a * x[i] + y[i];\n"
+    "}\n";
+
+enum { PAD = 16 }; /* elements after the end that a guarded kernel must not touch */
+
+/* Small integers keep a * x + y exact in float, with or without a fused multiply-add. */
+static void saxpy_case(gp_kernel *k, uint32_t n, const size_t *local)
+{
+    const float a = 2.0f, sentinel = -7777.0f;
+    float *x = tst_malloc((n + PAD) * sizeof(float)), *y = tst_malloc((n + PAD) * sizeof(float));
+    float *ref = tst_malloc((n + PAD) * sizeof(float));
+    uint64_t st = 1234 + n;
+    for (size_t i = 0; i < n + PAD; i++) {
+        x[i] = (float)((int)(tst_random_u32(&st) % 2001) - 1000);
+        y[i] = i < n ? (float)((int)(tst_random_u32(&st) % 2001) - 1000) : sentinel;
+        ref[i] = i < n ? a * x[i] + y[i] : sentinel;
+    }
+    size_t bytes = (n + PAD) * sizeof(float);
+    gp_buffer *bx = tst_buffer(GP_MEMORY_DEVICE, bytes), *by = tst_buffer(GP_MEMORY_DEVICE, bytes);
+    GP_OK(gp_buffer_write(NULL, bx, 0, x, bytes));
+    GP_OK(gp_buffer_write(NULL, by, 0, y, bytes));
+    size_t global = n;
+    gp_arg args[] = {GP_VALUE(n), GP_VALUE(a), GP_BUFFER(bx), GP_BUFFER(by)};
+    GP_OK(gp_kernel_launch(NULL, k, 1, &global, local, 4, args));
+    GP_OK(gp_buffer_read(NULL, by, 0, y, bytes));
+    size_t bad = (size_t)-1;
+    for (size_t i = 0; i < n + PAD && bad == (size_t)-1; i++)
+        if (y[i] != ref[i])
+            bad = i;
+    float got = bad != (size_t)-1 ? y[bad] : 0, want = bad != (size_t)-1 ? ref[bad] : 0;
+    free(x);
+    free(y);
+    free(ref);
+    GP_OK(gp_buffer_destroy(bx));
+    GP_OK(gp_buffer_destroy(by));
+    if (bad != (size_t)-1)
+        fail_msg("saxpy n=%u local=%zu: y[%zu] = %g, expected %g", n, local ? *local : 0, bad, got, want);
+}
+
+static void saxpy_sizes(void **state)
+{
+    (void)state;
+    static const uint32_t sizes[] = {0, 1, 2, 31, 33, 255, 257, 1000003};
+    gp_program *p = tst_program(saxpy_src, NULL);
+    gp_kernel *k = tst_kernel(p, "saxpy");
+    size_t g = tst_group_size();
+    const size_t locals[] = {1, 3, g / 2 ? g / 2 : 1, g};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        saxpy_case(k, sizes[i], NULL);
+        for (size_t l = 0; l < sizeof locals / sizeof locals[0]; l++)
+            if (sizes[i] <= 100000 || locals[l] >= 32)
+                saxpy_case(k, sizes[i], &locals[l]);
+    }
+    GP_OK(gp_kernel_destroy(k));
+    GP_OK(gp_program_destroy(p));
+}
+
+/* Local memory sized at launch, with barriers: each group reverses its part and sums it. */
+static const char *local_arg_src =
+    "GP_KERNEL void reverse_sum(GP_GLOBAL const uint *in, GP_GLOBAL uint *out, GP_GLOBAL uint *sums,\n"
+    "                           uint n, GP_LOCAL_ARG(uint, tile), GP_LOCAL_ARG(uint, acc))\n"
+    "{\n"
+    "    GP_LOCAL_BIND(uint, tile);\n"
+    "    GP_LOCAL_BIND(uint, acc);\n"
+    "    uint i = gp_global_id(0), t = gp_local_id(0), ls = gp_local_size(0);\n"
+    "    tile[t] = i < n ? in[i] : 0u;\n"
+    "    acc[t] = tile[t];\n"
+    "    gp_barrier();\n"
+    "    if (i < n) out[i] = tile[ls - 1u - t];\n"
+    "    for (uint s = ls / 2u; s > 0u; s /= 2u) {\n"
+    "        if (t < s) acc[t] += acc[t + s];\n"
+    "        gp_barrier();\n"
+    "    }\n"
+    "    if (t == 0u) sums[gp_group_id(0)] = acc[0];\n"
+    "}\n";
+
+/* The same sum with a fixed-size GP_LOCAL array. */
+static const char *fixed_local_src =
+    "GP_KERNEL void block_sum(GP_GLOBAL const uint *in, GP_GLOBAL uint *sums, uint n)\n"
+    "{\n"
+    "    GP_LOCAL uint tile[256];\n"
+    "    uint i = gp_global_id(0), t = gp_local_id(0);\n"
+    "    tile[t] = i < n ? in[i] : 0u;\n"
+    "    gp_barrier();\n"
+    "    for (uint s = gp_local_size(0) / 2u; s > 0u; s /= 2u) {\n"
+    "        if (t < s) tile[t] += tile[t + s];\n"
+    "        gp_barrier();\n"
+    "    }\n"
+    "    if (t == 0u) sums[gp_group_id(0)] = tile[0];\n"
+    "}\n";
+
+static void local_memory(void **state)
+{
+    (void)state;
+    const uint32_t n = 1000;
+    const size_t g = tst_group_size(), groups = (n + g - 1) / g;
+    uint32_t *in = tst_malloc(n * 4), *out = tst_malloc(n * 4), *sums = tst_malloc(groups * 4);
+    uint32_t *ref_out = tst_malloc(n * 4), *ref_sums = tst_malloc(groups * 4);
+    uint64_t st = 99;
+    for (size_t i = 0; i < n; i++)
+        in[i] = tst_random_u32(&st) % 100000;
+    memset(ref_sums, 0, groups * 4);
+    for (size_t i = 0; i < n; i++) {
+        size_t base = i / g * g, mirror = base + (g - 1 - i % g);
+        ref_out[i] = mirror < n ? in[mirror] : 0;
+        ref_sums[i / g] += in[i];
+    }
+    gp_buffer *bin = tst_buffer(GP_MEMORY_DEVICE, n * 4), *bout = tst_buffer(GP_MEMORY_DEVICE, n * 4);
+    gp_buffer *bsums = tst_buffer(GP_MEMORY_DEVICE, groups * 4);
+    GP_OK(gp_buffer_write(NULL, bin, 0, in, n * 4));
+
+    gp_program *p = tst_program(local_arg_src, NULL);
+    gp_kernel *k = tst_kernel(p, "reverse_sum");
+    size_t global = n;
+    gp_arg args[] = {GP_BUFFER(bin), GP_BUFFER(bout), GP_BUFFER(bsums), GP_VALUE(n), GP_LOCAL_BYTES(g * 4),
+                     GP_LOCAL_BYTES(g * 4)};
+    GP_OK(gp_kernel_launch(NULL, k, 1, &global, &g, 6, args));
+    GP_OK(gp_buffer_read(NULL, bout, 0, out, n * 4));
+    GP_OK(gp_buffer_read(NULL, bsums, 0, sums, groups * 4));
+    assert_memory_equal(out, ref_out, n * 4);
+    assert_memory_equal(sums, ref_sums, groups * 4);
+    GP_OK(gp_kernel_destroy(k));
+    GP_OK(gp_program_destroy(p));
+
+    memset(sums, 0, groups * 4);
+    GP_OK(gp_buffer_write(NULL, bsums, 0, sums, groups * 4));
+    p = tst_program(fixed_local_src, NULL);
+    k = tst_kernel(p, "block_sum");
+    gp_arg args2[] = {GP_BUFFER(bin), GP_BUFFER(bsums), GP_VALUE(n)};
+    GP_OK(gp_kernel_launch(NULL, k, 1, &global, &g, 3, args2));
+    GP_OK(gp_buffer_read(NULL, bsums, 0, sums, groups * 4));
+    assert_memory_equal(sums, ref_sums, groups * 4);
+    GP_OK(gp_kernel_destroy(k));
+    GP_OK(gp_program_destroy(p));
+
+    GP_OK(gp_buffer_destroy(bin));
+    GP_OK(gp_buffer_destroy(bout));
+    GP_OK(gp_buffer_destroy(bsums));
+    free(in);
+    free(out);
+    free(sums);
+    free(ref_out);
+    free(ref_sums);
+}
+
+static const char *scale_src =
+    "#ifndef SCALE\n#define SCALE 1\n#endif\n"
+    "#ifndef OFFSET\n#define OFFSET 0\n#endif\n"
+    "GP_KERNEL void scale(GP_GLOBAL uint *v, uint n)\n"
+    "{\n"
+    "    uint i = gp_global_id(0);\n"
+    "    if (i < n) v[i] = v[i] * SCALE + OFFSET;\n"
+    "}\n";
+
+static void run_scale(const char *options, uint32_t mul, uint32_t add)
+{
+    enum { N = 100 };
+    uint32_t v[N], ref[N];
+    for (uint32_t i = 0; i < N; i++) {
+        v[i] = i * 3 + 1;
+        ref[i] = v[i] * mul + add;
+    }
+    gp_program *p = tst_program(scale_src, options);
+    gp_kernel *k = tst_kernel(p, "scale");
+    gp_buffer *b = tst_buffer(GP_MEMORY_DEVICE, sizeof v);
+    GP_OK(gp_buffer_write(NULL, b, 0, v, sizeof v));
+    uint32_t n = N;
+    size_t global = N;
+    gp_arg args[] = {GP_BUFFER(b), GP_VALUE(n)};
+    GP_OK(gp_kernel_launch(NULL, k, 1, &global, NULL, 2, args));
+    GP_OK(gp_buffer_read(NULL, b, 0, v, sizeof v));
+    GP_OK(gp_buffer_destroy(b));
+    GP_OK(gp_kernel_destroy(k));
+    GP_OK(gp_program_destroy(p));
+    assert_memory_equal(v, ref, sizeof v);
+}
+
+static void build_options(void **state)
+{
+    (void)state;
+    run_scale(NULL, 1, 0);
+    run_scale("", 1, 0);
+    run_scale("-DSCALE=3", 3, 0);
+    run_scale("-DSCALE=3 -DOFFSET=5", 3, 5);
+    run_scale("-DOFFSET=9", 1, 9);
+    run_scale("-DSCALE", 1, 0); /* -DNAME defines NAME as 1 */
+}
+
+static void second_create_from_cache(void **state)
+{
+    (void)state;
+    gp_program *p1 = tst_program(saxpy_src, "-DUNUSED_CACHE_PROBE=1");
+    gp_program *p2 = tst_program(saxpy_src, "-DUNUSED_CACHE_PROBE=1");
+    gp_program_info info;
+    memset(&info, 0xff, sizeof info);
+    GP_OK(gp_program_get_info(p2, &info));
+    assert_int_equal(info.from_cache, 1);
+    assert_true(info.binary_bytes > 0);
+    assert_true(info.cache_on_disk == 0 || info.cache_on_disk == 1);
+    gp_kernel *k = tst_kernel(p2, "saxpy");
+    saxpy_case(k, 257, NULL);
+    GP_OK(gp_kernel_destroy(k));
+    GP_OK(gp_program_destroy(p1));
+    GP_OK(gp_program_destroy(p2));
+}
+
+/* Several kernels of one program, each used after the others were made. */
+static const char *two_kernels_src =
+    "GP_FUNC uint twice(uint v) { return v + v; }\n"
+    "GP_KERNEL void k_twice(GP_GLOBAL uint *v, uint n) { uint i = gp_global_id(0); if (i < n) v[i] = twice(v[i]); }\n"
+    "GP_KERNEL void k_inc(GP_GLOBAL uint *v, uint n) { uint i = gp_global_id(0); if (i < n) v[i] += 1u; }\n";
+
+static void two_kernels(void **state)
+{
+    (void)state;
+    enum { N = 77 };
+    uint32_t v[N], ref[N];
+    for (uint32_t i = 0; i < N; i++) {
+        v[i] = i * 5;
+        ref[i] = (i * 5) * 2 + 1;
+    }
+    gp_program *p = tst_program(two_kernels_src, NULL);
+    gp_kernel *kt = tst_kernel(p, "k_twice"), *ki = tst_kernel(p, "k_inc");
+    gp_buffer *b = tst_buffer(GP_MEMORY_DEVICE, sizeof v);
+    GP_OK(gp_buffer_write(NULL, b, 0, v, sizeof v));
+    uint32_t n = N;
+    size_t global = N;
+    gp_arg args[] = {GP_BUFFER(b), GP_VALUE(n)};
+    GP_OK(gp_kernel_launch(NULL, kt, 1, &global, NULL, 2, args));
+    GP_OK(gp_kernel_launch(NULL, ki, 1, &global, NULL, 2, args));
+    GP_OK(gp_buffer_read(NULL, b, 0, v, sizeof v));
+    assert_memory_equal(v, ref, sizeof v);
+    GP_OK(gp_buffer_destroy(b));
+    GP_OK(gp_kernel_destroy(kt));
+    GP_OK(gp_kernel_destroy(ki));
+    GP_OK(gp_program_destroy(p));
+}
+
+/* Where the device says it has fp64, doubles carry more than float's 24 bits. */
+static const char *fp64_src =
+    "#ifdef GP_HAS_FP64\n"
+    "GP_KERNEL void square(GP_GLOBAL const uint *in, GP_GLOBAL ulong *out, uint n)\n"
+    "{\n"
+    "    uint i = gp_global_id(0);\n"
+    "    if (i < n) { double d = (double)in[i]; out[i] = (ulong)(d * d); }\n"
+    "}\n"
+    "#endif\n";
+
+static void fp64(void **state)
+{
+    (void)state;
+    if (!tst_info.fp64) {
+        print_message("skipping: the device has no fp64\n");
+        skip();
+    }
+    enum { N = 300 };
+    uint32_t in[N];
+    uint64_t out[N], ref[N];
+    for (uint32_t i = 0; i < N; i++) {
+        in[i] = 50000000u + i * 12345u; /* squares need ~52 bits */
+        ref[i] = (uint64_t)in[i] * in[i];
+    }
+    gp_program *p = tst_program(fp64_src, NULL);
+    gp_kernel *k = tst_kernel(p, "square");
+    gp_buffer *bi = tst_buffer(GP_MEMORY_DEVICE, sizeof in), *bo = tst_buffer(GP_MEMORY_DEVICE, sizeof out);
+    GP_OK(gp_buffer_write(NULL, bi, 0, in, sizeof in));
+    uint32_t n = N;
+    size_t global = N;
+    gp_arg args[] = {GP_BUFFER(bi), GP_BUFFER(bo), GP_VALUE(n)};
+    GP_OK(gp_kernel_launch(NULL, k, 1, &global, NULL, 3, args));
+    GP_OK(gp_buffer_read(NULL, bo, 0, out, sizeof out));
+    assert_memory_equal(out, ref, sizeof out);
+    GP_OK(gp_buffer_destroy(bi));
+    GP_OK(gp_buffer_destroy(bo));
+    GP_OK(gp_kernel_destroy(k));
+    GP_OK(gp_program_destroy(p));
+}
+
+const struct CMUnitTest tst_kernel_tests[] = {
+    cmocka_unit_test(saxpy_sizes),
+    cmocka_unit_test(local_memory),
+    cmocka_unit_test(build_options),
+    cmocka_unit_test(second_create_from_cache),
+    cmocka_unit_test(two_kernels),
+    cmocka_unit_test(fp64),
+};
+const size_t tst_kernel_tests_count = sizeof tst_kernel_tests / sizeof tst_kernel_tests[0];

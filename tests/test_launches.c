@@ -1,0 +1,181 @@
+/* Proves 2D and 3D launches cover exactly their grid, and scalar and struct arguments arrive intact. */
+#include "common.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *grid_src =
+    "GP_KERNEL void index2d(GP_GLOBAL uint *out, GP_GLOBAL uint *meta, uint w, uint h)\n"
+    "{\n"
+    "    uint x = gp_global_id(0), y = gp_global_id(1);\n"
+    "    if (x == 0u && y == 0u) {\n"
+    "        meta[0] = gp_local_size(0); meta[1] = gp_local_size(1);\n"
+    "        meta[2] = gp_num_groups(0); meta[3] = gp_num_groups(1);\n"
+    "        meta[4] = gp_global_size(0); meta[5] = gp_global_size(1);\n"
+    "    }\n"
+    "    if (x < w && y < h) out[y * w + x] = y * 1000u + x;\n"
+    "}\n"
+    "GP_KERNEL void index3d(GP_GLOBAL uint *out, uint w, uint h, uint d)\n"
+    "{\n"
+    "    uint x = gp_global_id(0), y = gp_global_id(1), z = gp_global_id(2);\n"
+    "    if (x < w && y < h && z < d) out[(z * h + y) * w + x] = x + 100u * y + 10000u * z + 7u;\n"
+    "}\n";
+
+enum { SENTINEL = 0xdeadbeefu, PAD = 16 };
+
+/* A local shape fits when each side and the product are within the device's limits. */
+static int local_fits(unsigned dims, const size_t *local)
+{
+    size_t product = 1;
+    for (unsigned d = 0; d < dims; d++) {
+        if (local[d] > tst_info.max_work_item_sizes[d])
+            return 0;
+        product *= local[d];
+    }
+    return product <= tst_info.max_work_group_size;
+}
+
+static void launch_2d(gp_kernel *k, const size_t *local)
+{
+    const uint32_t w = 37, h = 19;
+    const size_t n = (size_t)w * h + PAD;
+    uint32_t *out = tst_malloc(n * 4), meta[6], fill = SENTINEL;
+    gp_buffer *b = tst_buffer(GP_MEMORY_DEVICE, n * 4), *bm = tst_buffer(GP_MEMORY_DEVICE, sizeof meta);
+    GP_OK(gp_buffer_fill(NULL, b, 0, n * 4, &fill, 4));
+    size_t global[2] = {w, h};
+    gp_arg args[] = {GP_BUFFER(b), GP_BUFFER(bm), GP_VALUE(w), GP_VALUE(h)};
+    GP_OK(gp_kernel_launch(NULL, k, 2, global, local, 4, args));
+    GP_OK(gp_buffer_read(NULL, b, 0, out, n * 4));
+    GP_OK(gp_buffer_read(NULL, bm, 0, meta, sizeof meta));
+    GP_OK(gp_buffer_destroy(b));
+    GP_OK(gp_buffer_destroy(bm));
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++)
+            if (out[y * w + x] != y * 1000 + x)
+                fail_msg("2D (%u,%u) = 0x%x", x, y, out[y * w + x]);
+    for (size_t i = (size_t)w * h; i < n; i++)
+        assert_int_equal(out[i], SENTINEL);
+    free(out);
+    for (int d = 0; d < 2; d++) {
+        size_t want = global[d];
+        if (local) {
+            assert_int_equal(meta[d], local[d]);
+            assert_int_equal(meta[2 + d], (want + local[d] - 1) / local[d]);
+        }
+        assert_int_equal(meta[4 + d], (size_t)meta[d] * meta[2 + d]);
+        assert_true(meta[4 + d] >= want);
+        assert_true(meta[4 + d] - want < meta[d]); /* rounded up by less than one group */
+    }
+}
+
+static void launch_3d(gp_kernel *k, const size_t *local)
+{
+    const uint32_t w = 7, h = 5, d = 3;
+    const size_t n = (size_t)w * h * d + PAD;
+    uint32_t *out = tst_malloc(n * 4), fill = SENTINEL;
+    gp_buffer *b = tst_buffer(GP_MEMORY_DEVICE, n * 4);
+    GP_OK(gp_buffer_fill(NULL, b, 0, n * 4, &fill, 4));
+    size_t global[3] = {w, h, d};
+    gp_arg args[] = {GP_BUFFER(b), GP_VALUE(w), GP_VALUE(h), GP_VALUE(d)};
+    GP_OK(gp_kernel_launch(NULL, k, 3, global, local, 4, args));
+    GP_OK(gp_buffer_read(NULL, b, 0, out, n * 4));
+    GP_OK(gp_buffer_destroy(b));
+    for (uint32_t z = 0; z < d; z++)
+        for (uint32_t y = 0; y < h; y++)
+            for (uint32_t x = 0; x < w; x++)
+                if (out[(z * h + y) * w + x] != x + 100 * y + 10000 * z + 7)
+                    fail_msg("3D (%u,%u,%u) = 0x%x", x, y, z, out[(z * h + y) * w + x]);
+    for (size_t i = (size_t)w * h * d; i < n; i++)
+        assert_int_equal(out[i], SENTINEL);
+    free(out);
+}
+
+static void grids(void **state)
+{
+    (void)state;
+    gp_program *p = tst_program(grid_src, NULL);
+    gp_kernel *k2 = tst_kernel(p, "index2d"), *k3 = tst_kernel(p, "index3d");
+    static const size_t l2[][2] = {{1, 1}, {8, 4}, {16, 2}, {37, 1}, {3, 5}};
+    static const size_t l3[][3] = {{1, 1, 1}, {2, 2, 2}, {4, 1, 1}, {1, 2, 3}, {7, 5, 1}};
+    launch_2d(k2, NULL);
+    for (size_t i = 0; i < sizeof l2 / sizeof l2[0]; i++)
+        if (local_fits(2, l2[i]))
+            launch_2d(k2, l2[i]);
+    launch_3d(k3, NULL);
+    for (size_t i = 0; i < sizeof l3 / sizeof l3[0]; i++)
+        if (local_fits(3, l3[i]))
+            launch_3d(k3, l3[i]);
+    GP_OK(gp_kernel_destroy(k2));
+    GP_OK(gp_kernel_destroy(k3));
+    GP_OK(gp_program_destroy(p));
+}
+
+static const char *args_src =
+    "typedef struct pair { uint a; uint b; } pair;\n"
+    "GP_KERNEL void mixed(GP_GLOBAL ulong *out, uint a, ulong b, float c, int d, pair p, uchar e)\n"
+    "{\n"
+    "    if (gp_global_id(0) != 0u) return;\n"
+    "    out[0] = a; out[1] = b; out[2] = (ulong)(c * 4.0f);\n"
+    "    out[3] = (ulong)(d + 1000000); out[4] = p.a; out[5] = p.b; out[6] = e;\n"
+    "}\n";
+
+/* Arguments of sizes 1, 4 and 8 and a struct, interleaved, each land in its own parameter. */
+static void scalar_and_struct_args(void **state)
+{
+    (void)state;
+    struct pair {
+        uint32_t a, b;
+    } pr = {0x01020304u, 0xa0b0c0d0u};
+    uint32_t a = 0xfeedf00du;
+    uint64_t b = 0x1122334455667788ull, out[7], ref[7];
+    float c = 1234.25f;
+    int32_t d = -999;
+    unsigned char e = 0xab;
+    ref[0] = a;
+    ref[1] = b;
+    ref[2] = 4937;
+    ref[3] = (uint64_t)(d + 1000000);
+    ref[4] = pr.a;
+    ref[5] = pr.b;
+    ref[6] = e;
+    gp_program *p = tst_program(args_src, NULL);
+    gp_kernel *k = tst_kernel(p, "mixed");
+    gp_buffer *bo = tst_buffer(GP_MEMORY_DEVICE, sizeof out);
+    size_t global = 5;
+    gp_arg args[] = {GP_BUFFER(bo), GP_VALUE(a), GP_VALUE(b), GP_VALUE(c), GP_VALUE(d), GP_VALUE(pr), GP_VALUE(e)};
+    GP_OK(gp_kernel_launch(NULL, k, 1, &global, NULL, 7, args));
+    GP_OK(gp_buffer_read(NULL, bo, 0, out, sizeof out));
+    assert_memory_equal(out, ref, sizeof out);
+    GP_OK(gp_buffer_destroy(bo));
+    GP_OK(gp_kernel_destroy(k));
+    GP_OK(gp_program_destroy(p));
+}
+
+/* A zero global size launches nothing and is not an error. */
+static void empty_launch(void **state)
+{
+    (void)state;
+    gp_program *p = tst_program(grid_src, NULL);
+    gp_kernel *k = tst_kernel(p, "index3d");
+    uint32_t fill = SENTINEL, out[PAD], ref[PAD];
+    for (size_t i = 0; i < PAD; i++)
+        ref[i] = SENTINEL;
+    gp_buffer *b = tst_buffer(GP_MEMORY_DEVICE, sizeof out);
+    GP_OK(gp_buffer_fill(NULL, b, 0, sizeof out, &fill, 4));
+    uint32_t w = 1, h = 1, d = 1;
+    size_t global[3] = {1, 0, 1};
+    gp_arg args[] = {GP_BUFFER(b), GP_VALUE(w), GP_VALUE(h), GP_VALUE(d)};
+    GP_OK(gp_kernel_launch(NULL, k, 3, global, NULL, 4, args));
+    GP_OK(gp_buffer_read(NULL, b, 0, out, sizeof out));
+    assert_memory_equal(out, ref, sizeof out);
+    GP_OK(gp_buffer_destroy(b));
+    GP_OK(gp_kernel_destroy(k));
+    GP_OK(gp_program_destroy(p));
+}
+
+const struct CMUnitTest tst_launch_tests[] = {
+    cmocka_unit_test(grids),
+    cmocka_unit_test(scalar_and_struct_args),
+    cmocka_unit_test(empty_launch),
+};
+const size_t tst_launch_tests_count = sizeof tst_launch_tests / sizeof tst_launch_tests[0];

@@ -1,0 +1,100 @@
+/* Proves four threads, each with its own stream and buffers, get correct results from one shared kernel. */
+#include "common.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *src =
+    "GP_KERNEL void affine(GP_GLOBAL const uint *x, GP_GLOBAL uint *y, uint n, uint a, uint b)\n"
+    "{\n"
+    "    uint i = gp_global_id(0);\n"
+    "    if (i < n) y[i] = a * x[i] + b + y[i];\n"
+    "}\n";
+
+enum { THREADS = 4, ITERS = 50, N = 4099 };
+
+typedef struct worker {
+    gp_kernel *kernel;
+    unsigned id;
+    int errors;
+    char first[256]; /* what went wrong first, reported by the main thread */
+} worker;
+
+static void note(worker *w, const char *what, gp_status s)
+{
+    if (w->errors++ == 0)
+        snprintf(w->first, sizeof w->first, "%s: %s %s", what, gp_status_name(s), gp_last_error());
+}
+
+/* cmocka's assertions jump out of the calling thread's stack, so workers only count errors. */
+static void *run(void *arg)
+{
+    worker *w = arg;
+    gp_stream *s = NULL;
+    gp_buffer *bx = NULL, *by = NULL;
+    uint32_t x[N], y[N], ref[N];
+    gp_status st;
+    if ((st = gp_stream_create(tst_dev, &s)) != GP_SUCCESS) {
+        note(w, "stream", st);
+        return NULL;
+    }
+    if ((st = gp_buffer_create(tst_dev, GP_MEMORY_DEVICE, sizeof x, &bx)) != GP_SUCCESS ||
+        (st = gp_buffer_create(tst_dev, GP_MEMORY_DEVICE, sizeof y, &by)) != GP_SUCCESS) {
+        note(w, "buffer", st);
+        goto out;
+    }
+    uint64_t rs = 7000 + w->id;
+    for (uint32_t it = 0; it < ITERS; it++) {
+        uint32_t n = N - it * 13 - w->id, a = it + 2 + w->id, b = w->id * 1000 + it;
+        for (uint32_t i = 0; i < N; i++) {
+            x[i] = tst_random_u32(&rs);
+            y[i] = tst_random_u32(&rs);
+            ref[i] = i < n ? a * x[i] + b + y[i] : y[i];
+        }
+        size_t global = n;
+        gp_arg args[] = {GP_BUFFER(bx), GP_BUFFER(by), GP_VALUE(n), GP_VALUE(a), GP_VALUE(b)};
+        if ((st = gp_buffer_write_async(s, bx, 0, x, sizeof x)) != GP_SUCCESS ||
+            (st = gp_buffer_write_async(s, by, 0, y, sizeof y)) != GP_SUCCESS ||
+            (st = gp_kernel_launch(s, w->kernel, 1, &global, NULL, 5, args)) != GP_SUCCESS ||
+            (st = gp_buffer_read_async(s, by, 0, y, sizeof y)) != GP_SUCCESS ||
+            (st = gp_stream_synchronize(s)) != GP_SUCCESS) {
+            note(w, "iteration", st);
+            break;
+        }
+        if (memcmp(y, ref, sizeof y) != 0)
+            note(w, "result differs from the host", GP_SUCCESS);
+    }
+out:
+    gp_buffer_destroy(bx);
+    gp_buffer_destroy(by);
+    gp_stream_destroy(s);
+    return NULL;
+}
+
+static void four_threads(void **state)
+{
+    (void)state;
+    gp_program *p = tst_program(src, NULL);
+    gp_kernel *k = tst_kernel(p, "affine");
+    worker w[THREADS];
+    pthread_t t[THREADS];
+    memset(w, 0, sizeof w);
+    for (unsigned i = 0; i < THREADS; i++) {
+        w[i].kernel = k;
+        w[i].id = i;
+        assert_int_equal(pthread_create(&t[i], NULL, run, &w[i]), 0);
+    }
+    for (unsigned i = 0; i < THREADS; i++)
+        pthread_join(t[i], NULL);
+    GP_OK(gp_kernel_destroy(k));
+    GP_OK(gp_program_destroy(p));
+    for (unsigned i = 0; i < THREADS; i++)
+        if (w[i].errors)
+            fail_msg("thread %u: %d errors, first: %s", i, w[i].errors, w[i].first);
+}
+
+const struct CMUnitTest tst_thread_tests[] = {
+    cmocka_unit_test(four_threads),
+};
+const size_t tst_thread_tests_count = sizeof tst_thread_tests / sizeof tst_thread_tests[0];
