@@ -6,13 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *source =
-    "GP_KERNEL void vector_add(GP_GLOBAL const float *a, GP_GLOBAL const float *b,\n"
-    "                          GP_GLOBAL float *c, uint n)\n"
-    "{\n"
-    "    uint i = gp_global_id(0);\n"
-    "    if (i < n) c[i] = a[i] + b[i];\n"
-    "}\n";
+extern const char vector_add_source[]; /* vector_add.gp, embedded by the build */
 
 #define CHECK(call)                                                                            \
     do {                                                                                       \
@@ -53,7 +47,7 @@ int main(int argc, char **argv)
 
     gp_program *prog;
     gp_kernel *kernel;
-    CHECK(gp_program_create(dev, source, NULL, &prog));
+    CHECK(gp_program_create(dev, vector_add_source, NULL, &prog));
     CHECK(gp_kernel_create(prog, "vector_add", &kernel));
 
     gp_event *start, *stop;

@@ -4,7 +4,10 @@
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #define GP_HAS_FP64 1
 #endif
+/* Guarded: drivers warn about (or refuse) an enable pragma for an extension they lack. */
+#ifdef cl_khr_int64_base_atomics
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#endif
 
 #define GP_KERNEL __kernel
 #define GP_FUNC static inline

@@ -45,7 +45,11 @@ static size_t plugin_folders(char folders[][512], size_t max)
         env += len + (env[len] == ':');
     }
     if (n < max) snprintf(folders[n++], 512, "%s", GP__PLUGIN_DIR);
-    if (n < max) own_folder(folders[n++], 512);
+    /* Beside libgpuport: <libdir>/gpuport of an installation moved elsewhere, then a build tree. */
+    char own[512];
+    own_folder(own, sizeof own);
+    if (n < max) snprintf(folders[n++], 512, "%s/gpuport", own);
+    if (n < max) snprintf(folders[n++], 512, "%s", own);
     return n;
 }
 

@@ -649,6 +649,30 @@ static gp_status ch_compile(gp__ch_device *d, ch_rtc_program prog, const char *c
     return r == CH_RTC_SUCCESS ? GP_SUCCESS : ch_rtc_fail(r, "compiling");
 }
 
+#ifdef CH_RTC_DEFINES_IN_SOURCE
+/* For a binding whose compiler applies command-line macros to the runtime headers it includes
+ * first (hiprtc: -DT=float breaks their templates): -DNAME[=VALUE] become #define lines at the
+ * top of the source, which come after those headers. Core passes only -D options. */
+static char *ch_defines_in_source(const char *source, const char *const *options, size_t noptions)
+{
+    size_t slen = strlen(source), len = slen + 1;
+    for (size_t i = 0; i < noptions; i++)
+        len += strlen(options[i]) + sizeof "#define  1\n";
+    char *out = malloc(len);
+    if (!out)
+        return NULL;
+    size_t used = 0;
+    for (size_t i = 0; i < noptions; i++) {
+        const char *name = options[i] + 2, *eq = strchr(name, '=');
+        int n = eq ? snprintf(out + used, len - used, "#define %.*s %s\n", (int)(eq - name), name, eq + 1)
+                   : snprintf(out + used, len - used, "#define %s 1\n", name);
+        used += n > 0 ? (size_t)n : 0;
+    }
+    memcpy(out + used, source, slen + 1);
+    return out;
+}
+#endif
+
 static gp_status ch_program_build(void *dev, const char *source, const char *const *options, size_t noptions,
                                   void **binary, size_t *binary_bytes)
 {
@@ -659,7 +683,17 @@ static gp_status ch_program_build(void *dev, const char *source, const char *con
         return GP_ERROR_UNSUPPORTED;
     }
     ch_rtc_program prog;
+#ifdef CH_RTC_DEFINES_IN_SOURCE
+    char *defined = ch_defines_in_source(source, options, noptions);
+    if (!defined)
+        return ch_no_host_memory();
+    options = NULL;
+    noptions = 0;
+    ch_rtc_result r = gp__ch.rtc_create_program(&prog, defined, "gpuport_program.cu", 0, NULL, NULL);
+    free(defined); /* the program keeps its own copy */
+#else
     ch_rtc_result r = gp__ch.rtc_create_program(&prog, source, "gpuport_program.cu", 0, NULL, NULL);
+#endif
     if (r != CH_RTC_SUCCESS)
         return ch_rtc_fail(r, "creating a program");
     int kind = 0;

@@ -40,10 +40,13 @@
  *     The symbol string is what dlsym looks up: stringify after macro expansion (HIP maps
  *     some names to versioned symbols, as cuda.h does with _v2);
  *   - struct ch_vendor_device: what the vendor part keeps per device (CUDA: the primary
- *     context and compute capability; HIP: the gfx target name).
+ *     context and compute capability; HIP: the gfx target name);
+ *   - optionally CH_RTC_DEFINES_IN_SOURCE, when the runtime compiler must get the -D build
+ *     options as #define lines at the top of the source instead (hiprtc: see its binding).
  *
  * And the vendor .c must define the gp__ch_vendor_* functions declared below; HIP's are:
- * driver libraries libamdhip64.so.6/.so, hiprtc libhiprtc.so.6/.so; init = hipInit plus the
+ * driver libraries libamdhip64.so.5/.so.6/.so, hiprtc libhiprtc.so.6/.so.5/.so or else the
+ * driver library itself (ROCm 5 has hiprtc inside it); init = hipInit plus the
  * version check; enter = hipSetDevice when hipGetDevice differs; device_open = the gfx name
  * from hipGetDeviceProperties; rtc options --offload-arch=gfxNNN; code = hiprtcGetCode as
  * GP__CH_CODE_HIP; the 8-byte fill kernel as a hiprtc-built or embedded code object.

@@ -1,0 +1,290 @@
+/* What only HIP does: the current device, gfx targets, hiprtc's code objects, runtime checks. */
+#define _GNU_SOURCE /* dladdr */
+#include "../cuhip/cuhip.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The oldest HIP runtime the plugin accepts (HIP_VERSION encoding: major * 10^7 + minor * 10^5). */
+#define CH_HIP_MIN_VERSION 50000000
+
+/* The runtime matching the headers the plugin was built with first: its hipDeviceProp_t is the
+ * one they describe. */
+const char *const gp__ch_vendor_driver_libs[] = {
+#if HIP_VERSION_MAJOR < 6
+    "libamdhip64.so.5", "libamdhip64.so.6",
+#else
+    "libamdhip64.so.6", "libamdhip64.so.5",
+#endif
+    "libamdhip64.so", NULL};
+const char gp__ch_vendor_driver_hint[] =
+    "the ROCm runtime is not installed; install libamdhip64-5 (Debian) or ROCm (the plugin needs HIP 5.0 or newer)";
+
+/* The driver library that was loaded, found in init: ROCm 5 keeps hiprtc inside it. */
+static char hip_driver_path[1024];
+
+static size_t hip_add(const char **paths, size_t n, size_t max, char *buf, size_t len, size_t *used,
+                      const char *dir, const char *file)
+{
+    if (n >= max || *used >= len)
+        return n;
+    int w = snprintf(buf + *used, len - *used, "%s%s%s", dir ? dir : "", dir ? "/" : "", file);
+    if (w < 0 || (size_t)w >= len - *used)
+        return n;
+    paths[n] = buf + *used;
+    *used += (size_t)w + 1;
+    return n + 1;
+}
+
+size_t gp__ch_vendor_rtc_paths(const char **paths, size_t max, char *buf, size_t buf_len)
+{
+    static const char *const names[] = {"libhiprtc.so.6", "libhiprtc.so.5", "libhiprtc.so"};
+    char env_dir[1024] = "";
+    const char *rocm_path = getenv("ROCM_PATH");
+    if (rocm_path && rocm_path[0])
+        snprintf(env_dir, sizeof env_dir, "%s/lib", rocm_path);
+    /* The loader's own search, then the ROCm the environment names, then the usual prefix. */
+    const char *dirs[] = {NULL, env_dir[0] ? env_dir : NULL, "/opt/rocm/lib"};
+    size_t n = 0, used = 0;
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        if (i > 0 && !dirs[i])
+            continue;
+        for (size_t j = 0; j < sizeof names / sizeof names[0]; j++)
+            n = hip_add(paths, n, max, buf, buf_len, &used, dirs[i], names[j]);
+    }
+    /* ROCm 5 has no separate hiprtc: the runtime itself exports it (dlopen of it again only
+     * takes another reference). */
+    if (hip_driver_path[0])
+        n = hip_add(paths, n, max, buf, buf_len, &used, NULL, hip_driver_path);
+    return n;
+}
+
+const char *gp__ch_vendor_error_name(ch_result r)
+{
+    const char *name = gp__ch.get_error_name ? gp__ch.get_error_name(r) : NULL;
+    return name ? name : "unknown HIP error";
+}
+
+static void hip_version_text(int v, char *buf, size_t len)
+{
+    snprintf(buf, len, "%d.%d.%d", v / 10000000, v / 100000 % 100, v % 100000);
+}
+
+/* Why the runtime sees no GPU, in terms of what the user can check. */
+static const char *hip_no_gpu_hint(void)
+{
+    if (access("/dev/kfd", F_OK) != 0)
+        return "/dev/kfd does not exist, so the amdgpu kernel driver is not loaded or there is no AMD GPU; "
+               "otherwise check ROCR_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES";
+    if (access("/dev/kfd", R_OK | W_OK) != 0)
+        return "/dev/kfd is not readable and writable by this user; add the user to the render (and video) "
+               "group, or check the container's device permissions";
+    return "check /dev/kfd and /dev/dri permissions and ROCR_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES";
+}
+
+gp_status gp__ch_vendor_init(char *reason, size_t reason_len)
+{
+    Dl_info where;
+    if (!hip_driver_path[0] && dladdr((void *)gp__ch.init, &where) && where.dli_fname)
+        snprintf(hip_driver_path, sizeof hip_driver_path, "%s", where.dli_fname);
+
+    int v = 0;
+    hipError_t r = gp__ch.driver_get_version(&v);
+    if (r != hipSuccess) {
+        snprintf(reason, reason_len, "hipDriverGetVersion failed: %s (%d)", gp__ch_vendor_error_name(r), (int)r);
+        return GP_ERROR_BACKEND_UNAVAILABLE;
+    }
+    hip_version_text(v, gp__ch_driver_version, sizeof gp__ch_driver_version);
+    if (v < CH_HIP_MIN_VERSION) {
+        char need[32];
+        hip_version_text(CH_HIP_MIN_VERSION, need, sizeof need);
+        snprintf(reason, reason_len, "the ROCm runtime is HIP %s, the plugin needs %s or newer; update ROCm",
+                 gp__ch_driver_version, need);
+        return GP_ERROR_BACKEND_UNAVAILABLE;
+    }
+    /* Without a GPU, ROCm 5 fails hipInit with hipErrorInvalidDevice and counting with
+     * hipErrorNoDevice; both mean the same to the user. */
+    int count = 0;
+    const char *what = "hipInit";
+    r = gp__ch.init(0);
+    if (r == hipSuccess) {
+        what = "hipGetDeviceCount";
+        r = gp__ch.device_get_count(&count);
+    }
+    if (r == hipErrorNoDevice || r == hipErrorInvalidDevice || (r == hipSuccess && count == 0)) {
+        snprintf(reason, reason_len, "the ROCm runtime found no AMD GPU (%s: %s (%d)): %s", what,
+                 r == hipSuccess ? "0 devices" : gp__ch_vendor_error_name(r), (int)r, hip_no_gpu_hint());
+        return GP_ERROR_BACKEND_UNAVAILABLE;
+    }
+    if (r != hipSuccess) {
+        snprintf(reason, reason_len, "%s failed: %s (%d): the ROCm runtime did not start; check that the amdgpu "
+                 "driver is loaded (rocminfo)", what, gp__ch_vendor_error_name(r), (int)r);
+        return GP_ERROR_BACKEND_UNAVAILABLE;
+    }
+    gp__ch_host->debug("load", "HIP runtime %s (%s) initialised", gp__ch_driver_version, hip_driver_path);
+    return GP_SUCCESS;
+}
+
+/* The properties struct has grown between releases: room for a newer runtime writing more. */
+typedef union hip_props {
+    hipDeviceProp_t p;
+    char room[sizeof(hipDeviceProp_t) + 4096];
+} hip_props;
+
+gp_status gp__ch_vendor_device_open(gp__ch_device *d, gp_device_info *info)
+{
+    (void)info; /* the shared code fills every field HIP reports; the wavefront width included */
+    __typeof__(hipGetDeviceProperties) *get = gp__ch.get_device_properties;
+#if HIP_VERSION_MAJOR < 6
+    if (gp__ch.get_device_properties_r0000)
+        get = gp__ch.get_device_properties_r0000;
+    else if (strncmp(gp__ch_driver_version, "5.", 2) != 0)
+        get = NULL; /* a newer runtime's plain name takes a layout these headers do not know */
+#endif
+    if (!get) {
+        gp__ch_host->set_error("HIP runtime %s has no hipGetDeviceProperties these headers match; rebuild the "
+                               "plugin against this ROCm",
+                               gp__ch_driver_version);
+        return GP_ERROR_BACKEND;
+    }
+    hip_props props;
+    memset(&props, 0, sizeof props);
+    hipError_t r = get(&props.p, d->ordinal);
+    if (r != hipSuccess)
+        return gp__ch_fail(r, "reading the device's properties");
+    const char *arch = props.p.gcnArchName;
+    if (strncmp(arch, "gfx", 3) != 0 || !memchr(arch, '\0', sizeof props.p.gcnArchName)) {
+        gp__ch_host->set_error("%s reports no gfx target (gcnArchName '%.32s'); the ROCm runtime is too old or "
+                               "does not match the plugin's headers",
+                               d->name, memchr(arch, '\0', 32) ? arch : "?");
+        return GP_ERROR_BACKEND;
+    }
+    snprintf(d->v.target_id, sizeof d->v.target_id, "%s", arch);
+    size_t len = strcspn(arch, ":"); /* "gfx90a:sramecc+:xnack-" -> "gfx90a" */
+    snprintf(d->v.target, sizeof d->v.target, "%.*s", (int)len, arch);
+    gp__ch_host->debug("load", "%s is %s", d->name, d->v.target_id);
+    return GP_SUCCESS;
+}
+
+void gp__ch_vendor_device_close(gp__ch_device *d)
+{
+    (void)d; /* HIP keeps no per-device state for the plugin to release */
+}
+
+gp_status gp__ch_vendor_enter(gp__ch_device *d)
+{
+    int cur = -1;
+    if (gp__ch.get_device(&cur) == hipSuccess && cur == d->device)
+        return GP_SUCCESS;
+    hipError_t r = gp__ch.set_device(d->device);
+    return r == hipSuccess ? GP_SUCCESS : gp__ch_fail(r, "making the device current");
+}
+
+void gp__ch_vendor_cache_id(gp__ch_device *d, char *buf, size_t len)
+{
+    /* ROCm 5's hiprtc always says 9.0: the runtime's version names the compiler too. */
+    snprintf(buf, len, "%s|%s|hip %s|hiprtc %s", d->name, d->v.target_id, gp__ch_driver_version,
+             gp__ch_rtc_loaded ? gp__ch_rtc_version : "none");
+}
+
+size_t gp__ch_vendor_rtc_options(gp__ch_device *d, const char **opts, size_t max, char *buf, size_t buf_len,
+                                 int *kind)
+{
+    /* The bare gfx name: code for it runs whatever the device's sramecc/xnack settings. */
+    snprintf(buf, buf_len, "--offload-arch=%s", d->v.target);
+    const char *fixed[] = {buf, "-std=c++14"};
+    size_t count = sizeof fixed / sizeof fixed[0];
+    if (count > max)
+        count = max;
+    memcpy(opts, fixed, count * sizeof *opts);
+    *kind = GP__CH_CODE_HIP;
+    return count;
+}
+
+gp_status gp__ch_vendor_rtc_code(gp__ch_device *d, ch_rtc_program prog, int kind, void **code, size_t *bytes)
+{
+    (void)d, (void)kind;
+    size_t n = 0;
+    hiprtcResult r = gp__ch.rtc_get_code_size(prog, &n);
+    if (r != HIPRTC_SUCCESS || n == 0) {
+        gp__ch_host->set_error("hiprtc gave no code: %s (%d)", gp__ch.rtc_get_error_string(r), (int)r);
+        return GP_ERROR_BACKEND;
+    }
+    char *p = malloc(n);
+    if (!p) {
+        gp__ch_host->set_error("out of host memory");
+        return GP_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    r = gp__ch.rtc_get_code(prog, p);
+    if (r != HIPRTC_SUCCESS) {
+        free(p);
+        gp__ch_host->set_error("hiprtc gave no code: %s (%d)", gp__ch.rtc_get_error_string(r), (int)r);
+        return GP_ERROR_BACKEND;
+    }
+    *code = p;
+    *bytes = n;
+    return GP_SUCCESS;
+}
+
+int gp__ch_vendor_code_ok(int kind, const void *code, size_t bytes)
+{
+    /* An ELF code object from hiprtc, or a clang offload bundle from hipcc --genco. */
+    static const char bundle[] = "__CLANG_OFFLOAD_BUNDLE__";
+    const unsigned char *c = code;
+    if (kind != GP__CH_CODE_HIP || bytes < 64)
+        return 0;
+    return (c[0] == 0x7f && c[1] == 'E' && c[2] == 'L' && c[3] == 'F') || memcmp(c, bundle, sizeof bundle - 1) == 0;
+}
+
+int gp__ch_vendor_param_sizes(ch_function fn, size_t *sizes, size_t max, size_t *n)
+{
+    (void)fn, (void)sizes, (void)max, (void)n;
+    return 0; /* HIP has no query for a kernel's parameters */
+}
+
+/* p[i] = value for i < n, grid-stride. Built for the device's target on first use; there is
+ * no portable hand-written form as PTX is for CUDA. */
+static const char hip_fill8_source[] =
+    "extern \"C\" __global__ void gp__fill8(unsigned long *p, unsigned long n, unsigned long v)\n"
+    "{\n"
+    "    unsigned long stride = (unsigned long)gridDim.x * blockDim.x;\n"
+    "    for (unsigned long i = (unsigned long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)\n"
+    "        p[i] = v;\n"
+    "}\n";
+
+gp_status gp__ch_vendor_fill8_module(gp__ch_device *d, ch_module *module)
+{
+    if (!gp__ch_rtc_loaded) {
+        gp__ch_host->set_error("8-byte fills on HIP need hiprtc to build their kernel, and it was not found");
+        return GP_ERROR_UNSUPPORTED;
+    }
+    hiprtcProgram prog;
+    hiprtcResult rr = gp__ch.rtc_create_program(&prog, hip_fill8_source, "gp__fill8.hip", 0, NULL, NULL);
+    if (rr != HIPRTC_SUCCESS) {
+        gp__ch_host->set_error("building the 8-byte fill kernel failed: %s (%d)", gp__ch.rtc_get_error_string(rr),
+                               (int)rr);
+        return GP_ERROR_BACKEND;
+    }
+    const char *opts[4];
+    char arch[96];
+    int kind = 0;
+    size_t nopts = gp__ch_vendor_rtc_options(d, opts, 4, arch, sizeof arch, &kind);
+    rr = gp__ch.rtc_compile_program(prog, (int)nopts, opts);
+    void *code = NULL;
+    size_t bytes = 0;
+    gp_status st = GP_ERROR_BACKEND;
+    if (rr == HIPRTC_SUCCESS)
+        st = gp__ch_vendor_rtc_code(d, prog, kind, &code, &bytes);
+    else
+        gp__ch_host->set_error("building the 8-byte fill kernel for %s failed: %s (%d)", d->v.target,
+                               gp__ch.rtc_get_error_string(rr), (int)rr);
+    gp__ch.rtc_destroy_program(&prog);
+    if (st != GP_SUCCESS)
+        return st;
+    hipError_t r = gp__ch.module_load_data(module, code);
+    free(code);
+    return r == hipSuccess ? GP_SUCCESS : gp__ch_fail(r, "loading the 8-byte fill kernel");
+}
