@@ -1,0 +1,76 @@
+/* What the OpenCL plugin's files share: the OpenCL 1.2 entry points, resolved from the ICD loader
+ * at run time so the plugin loads (and can say why OpenCL is unusable) on machines without an
+ * OpenCL driver; the device; the error helpers. */
+#ifndef GPUPORT_OPENCL_INTERNAL_H
+#define GPUPORT_OPENCL_INTERNAL_H
+
+#include <CL/cl.h>
+#include <CL/cl_ext.h>
+
+#include "backend.h"
+
+/* Older headers lack the vendor queries; the values are fixed by the extensions. */
+#ifndef CL_PLATFORM_NOT_FOUND_KHR
+#define CL_PLATFORM_NOT_FOUND_KHR -1001
+#endif
+#ifndef CL_DEVICE_WARP_SIZE_NV
+#define CL_DEVICE_WARP_SIZE_NV 0x4003
+#endif
+#ifndef CL_DEVICE_WAVEFRONT_WIDTH_AMD
+#define CL_DEVICE_WAVEFRONT_WIDTH_AMD 0x4043
+#endif
+
+#define GP__CL_FUNCS(X)                                                                                  \
+    X(clGetPlatformIDs) X(clGetPlatformInfo) X(clGetDeviceIDs) X(clGetDeviceInfo)                       \
+    X(clCreateContext) X(clReleaseContext) X(clCreateCommandQueue) X(clReleaseCommandQueue)             \
+    X(clFlush) X(clFinish) X(clCreateBuffer) X(clReleaseMemObject)                                      \
+    X(clEnqueueWriteBuffer) X(clEnqueueReadBuffer) X(clEnqueueCopyBuffer) X(clEnqueueFillBuffer)        \
+    X(clEnqueueMapBuffer) X(clEnqueueUnmapMemObject) X(clEnqueueMarkerWithWaitList)                     \
+    X(clEnqueueBarrierWithWaitList) X(clWaitForEvents) X(clGetEventInfo) X(clGetEventProfilingInfo)     \
+    X(clRetainEvent) X(clReleaseEvent) X(clCreateProgramWithSource) X(clCreateProgramWithBinary)        \
+    X(clBuildProgram) X(clGetProgramInfo) X(clGetProgramBuildInfo) X(clReleaseProgram)                  \
+    X(clCreateKernel) X(clReleaseKernel) X(clGetKernelInfo) X(clGetKernelWorkGroupInfo)                 \
+    X(clGetKernelArgInfo) X(clSetKernelArg) X(clEnqueueNDRangeKernel)
+
+typedef struct gp__cl_api {
+#define GP__CL_MEMBER(fn) __typeof__(&fn) fn;
+    GP__CL_FUNCS(GP__CL_MEMBER)
+#undef GP__CL_MEMBER
+} gp__cl_api;
+
+extern gp__cl_api gp__cl;
+
+/* Opens the ICD loader and fills gp__cl; 0 with the reason written when that is impossible. */
+int gp__cl_load(const gp__host *host, char *reason, size_t reason_len);
+
+/* "CL_INVALID_VALUE (-30)", or "CL error -N" for codes the table does not know. */
+const char *gp__cl_error_text(cl_int err, char *buf, size_t len);
+
+typedef struct gp__cl_dev {
+    cl_platform_id platform;
+    cl_device_id id;
+    cl_context ctx;
+    cl_ulong global_mem;
+    cl_mem scratch; /* timing target for event_record where markers carry no profiling times */
+    char name[256];
+    char cache_id[1024];
+} gp__cl_dev;
+
+extern const gp__host *gp__cl_host; /* given to init */
+
+/* Sets the detail "call failed: CL_NAME (code)" and returns the usual status for err. */
+gp_status gp__cl_fail(const char *call, cl_int err);
+gp_status gp__cl_no_memory(const char *what);
+double gp__cl_now_ms(void);
+
+/* The hooks of program.c. */
+gp_status gp__cl_program_build(void *dev, const char *source, const char *const *options, size_t noptions,
+                               void **binary, size_t *binary_bytes);
+gp_status gp__cl_program_load(void *dev, const void *binary, size_t binary_bytes, void **program);
+void gp__cl_program_destroy(void *dev, void *program);
+gp_status gp__cl_kernel_create(void *dev, void *program, const char *name, void **kernel, gp__kernel_props *props);
+void gp__cl_kernel_destroy(void *dev, void *kernel);
+gp_status gp__cl_launch(void *dev, void *stream, void *kernel, unsigned dims, const size_t groups[3],
+                        const size_t local[3], size_t nargs, const gp_arg *args);
+
+#endif /* GPUPORT_OPENCL_INTERNAL_H */
