@@ -202,48 +202,9 @@ int gp__ch_vendor_code_ok(int kind, const void *code, size_t bytes)
         return bytes >= 64 && c[0] == 0x7f && c[1] == 'E' && c[2] == 'L' && c[3] == 'F';
     if (kind == GP__CH_CODE_PTX)
         return bytes > 1 && c[bytes - 1] == '\0';
+    if (kind == GP__CH_CODE_FATBIN) /* nvcc --fatbin: magic 0xba55ed50, little-endian */
+        return bytes >= 16 && c[0] == 0x50 && c[1] == 0xed && c[2] == 0x55 && c[3] == 0xba;
     return 0;
-}
-
-/* p[i] = value for i < n, grid-stride; written by hand so fills need no NVRTC. */
-static const char cu_fill8_ptx[] =
-    ".version 7.0\n"
-    ".target sm_50\n"
-    ".address_size 64\n"
-    ".visible .entry gp__fill8(.param .u64 fill_p, .param .u64 fill_n, .param .u64 fill_v)\n"
-    "{\n"
-    "  .reg .pred %p<2>;\n"
-    "  .reg .b32 %r<5>;\n"
-    "  .reg .b64 %rd<9>;\n"
-    "  ld.param.u64 %rd1, [fill_p];\n"
-    "  ld.param.u64 %rd2, [fill_n];\n"
-    "  ld.param.u64 %rd3, [fill_v];\n"
-    "  cvta.to.global.u64 %rd1, %rd1;\n"
-    "  mov.u32 %r1, %ctaid.x;\n"
-    "  mov.u32 %r2, %ntid.x;\n"
-    "  mov.u32 %r3, %tid.x;\n"
-    "  mov.u32 %r4, %nctaid.x;\n"
-    "  mul.wide.u32 %rd4, %r1, %r2;\n"
-    "  cvt.u64.u32 %rd5, %r3;\n"
-    "  add.u64 %rd4, %rd4, %rd5;\n"
-    "  mul.wide.u32 %rd6, %r4, %r2;\n"
-    "FILL_LOOP:\n"
-    "  setp.ge.u64 %p1, %rd4, %rd2;\n"
-    "  @%p1 bra FILL_DONE;\n"
-    "  shl.b64 %rd7, %rd4, 3;\n"
-    "  add.u64 %rd8, %rd1, %rd7;\n"
-    "  st.global.u64 [%rd8], %rd3;\n"
-    "  add.u64 %rd4, %rd4, %rd6;\n"
-    "  bra.uni FILL_LOOP;\n"
-    "FILL_DONE:\n"
-    "  ret;\n"
-    "}\n";
-
-gp_status gp__ch_vendor_fill8_module(gp__ch_device *d, ch_module *module)
-{
-    (void)d; /* the device's context is current */
-    CUresult r = gp__ch.module_load_data(module, cu_fill8_ptx);
-    return r == CUDA_SUCCESS ? GP_SUCCESS : gp__ch_fail(r, "loading the 8-byte fill kernel");
 }
 
 int gp__ch_vendor_param_sizes(ch_function fn, size_t *sizes, size_t max, size_t *n)

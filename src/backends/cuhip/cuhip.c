@@ -421,22 +421,40 @@ static gp_status ch_copy(void *dev, void *stream, void *dst, size_t dst_off, voi
     return ch_finish(dev, stream, blocking);
 }
 
-/* The driver has no 64-bit memset: a one-line kernel of the vendor's, loaded on first use. */
+/* The driver has no 64-bit memset: kernels/fill.gp, prebuilt or compiled on first use. */
+static gp_status ch_program_build(void *dev, const char *source, const char *const *options, size_t noptions,
+                                  void **binary, size_t *binary_bytes);
+static gp_status ch_program_load(void *dev, const void *binary, size_t binary_bytes, void **out);
+
 static gp_status ch_fill8(gp__ch_device *d, ch_stream stream, ch_dptr p, uint64_t count, uint64_t value)
 {
     pthread_mutex_lock(&d->fill_lock);
     gp_status st = GP_SUCCESS;
     if (!d->fill_function) {
-        ch_module m = NULL;
-        st = gp__ch_vendor_fill8_module(d, &m);
+        static const char line_reset[] = "\n#line 1\n";
+        size_t plen = strlen(gp__ch_prelude), flen = strlen(gp__ch_fill_source);
+        char *source = malloc(plen + sizeof line_reset + flen);
+        void *binary = NULL, *m = NULL;
+        size_t binary_bytes = 0;
+        st = source ? GP_SUCCESS : ch_no_host_memory();
         if (st == GP_SUCCESS) {
-            ch_result r = gp__ch.module_get_function(&d->fill_function, m, "gp__fill8");
+            memcpy(source, gp__ch_prelude, plen);
+            memcpy(source + plen, line_reset, sizeof line_reset - 1);
+            memcpy(source + plen + sizeof line_reset - 1, gp__ch_fill_source, flen + 1);
+            st = ch_program_build(d, source, NULL, 0, &binary, &binary_bytes);
+        }
+        if (st == GP_SUCCESS)
+            st = ch_program_load(d, binary, binary_bytes, &m);
+        free(source);
+        free(binary);
+        if (st == GP_SUCCESS) {
+            ch_result r = gp__ch.module_get_function(&d->fill_function, (ch_module)m, "gp_fill8");
             if (r != CH_SUCCESS) {
-                gp__ch.module_unload(m);
+                gp__ch.module_unload((ch_module)m);
                 d->fill_function = NULL;
                 st = gp__ch_fail(r, "finding the 8-byte fill kernel");
             } else {
-                d->fill_module = m;
+                d->fill_module = (ch_module)m;
             }
         }
     }
@@ -673,10 +691,71 @@ static char *ch_defines_in_source(const char *source, const char *const *options
 }
 #endif
 
+/* The build's prebuilt binary for exactly this source and these options, if any (cuhip.h).
+ * One the device cannot load (an architecture the build did not name) does not count. */
+static int ch_prebuilt(gp__ch_device *d, const char *source, const char *const *options, size_t noptions,
+                       const unsigned char **code, size_t *bytes, int *kind)
+{
+    static const char line_reset[] = "\n#line 1\n";
+    size_t plen = strlen(gp__ch_prelude);
+    if (strncmp(source, gp__ch_prelude, plen) != 0 || strncmp(source + plen, line_reset, sizeof line_reset - 1) != 0)
+        return 0;
+    const char *user = source + plen + sizeof line_reset - 1;
+    for (size_t e = 0; e < gp__ch_prebuilt_count; e++) {
+        const gp__ch_prebuilt *p = &gp__ch_prebuilt_table[e];
+        if (strcmp(p->source, user) != 0)
+            continue;
+        /* p->options holds the same -D words, one space apart. */
+        const char *o = p->options;
+        size_t i = 0;
+        for (; i < noptions; i++) {
+            size_t len = strlen(options[i]);
+            if (strncmp(o, options[i], len) != 0 || (o[len] != ' ' && o[len] != '\0'))
+                break;
+            o += len + (o[len] == ' ');
+        }
+        if (i < noptions || *o)
+            continue;
+        ch_module m;
+        if (gp__ch_vendor_enter(d) != GP_SUCCESS || gp__ch.module_load_data(&m, p->code) != CH_SUCCESS) {
+            gp__ch_host->debug("compile", "the prebuilt binary does not load on %s; compiling instead", d->name);
+            return 0;
+        }
+        gp__ch.module_unload(m);
+        *code = p->code;
+        *bytes = p->bytes;
+        *kind = p->kind;
+        return 1;
+    }
+    return 0;
+}
+
+/* Wraps code in the header program_load checks; takes ownership of nothing. */
+static gp_status ch_wrap(const void *code, size_t bytes, int kind, void **binary, size_t *binary_bytes)
+{
+    unsigned char *out = malloc(sizeof(ch_binary_header) + bytes);
+    if (!out)
+        return ch_no_host_memory();
+    ch_binary_header h = {.kind = (uint32_t)kind, .bytes = bytes, .checksum = ch_fnv1a(code, bytes)};
+    memcpy(h.magic, ch_magic, sizeof h.magic);
+    memcpy(out, &h, sizeof h);
+    memcpy(out + sizeof h, code, bytes);
+    *binary = out;
+    *binary_bytes = sizeof h + bytes;
+    return GP_SUCCESS;
+}
+
 static gp_status ch_program_build(void *dev, const char *source, const char *const *options, size_t noptions,
                                   void **binary, size_t *binary_bytes)
 {
     gp__ch_device *d = dev;
+    const unsigned char *prebuilt;
+    size_t bytes = 0;
+    int kind = 0;
+    if (ch_prebuilt(d, source, options, noptions, &prebuilt, &bytes, &kind)) {
+        gp__ch_host->debug("compile", "prebuilt binary (%zu bytes) for %s", bytes, d->name);
+        return ch_wrap(prebuilt, bytes, kind, binary, binary_bytes);
+    }
     if (!gp__ch_rtc_loaded) {
         gp__ch_host->set_error("%s was not found, so kernels cannot be compiled from source (tried: %s)",
                                CH_RTC_TITLE, ch_rtc_tried);
@@ -696,31 +775,18 @@ static gp_status ch_program_build(void *dev, const char *source, const char *con
 #endif
     if (r != CH_RTC_SUCCESS)
         return ch_rtc_fail(r, "creating a program");
-    int kind = 0;
     void *code = NULL;
-    size_t bytes = 0;
     gp_status st = ch_compile(d, prog, options, noptions, &kind);
     if (st == GP_SUCCESS)
         st = gp__ch_vendor_rtc_code(d, prog, kind, &code, &bytes);
     gp__ch.rtc_destroy_program(&prog);
-    if (st != GP_SUCCESS)
-        return st;
-
-    unsigned char *out = malloc(sizeof(ch_binary_header) + bytes);
-    if (!out) {
-        free(code);
-        return ch_no_host_memory();
-    }
-    ch_binary_header h = {.kind = (uint32_t)kind, .bytes = bytes, .checksum = ch_fnv1a(code, bytes)};
-    memcpy(h.magic, ch_magic, sizeof h.magic);
-    memcpy(out, &h, sizeof h);
-    memcpy(out + sizeof h, code, bytes);
+    if (st == GP_SUCCESS)
+        st = ch_wrap(code, bytes, kind, binary, binary_bytes);
     free(code);
-    *binary = out;
-    *binary_bytes = sizeof h + bytes;
-    gp__ch_host->debug("compile", "built %zu bytes of %s for %s", bytes, kind == GP__CH_CODE_PTX ? "PTX" : "code",
-                       d->name);
-    return GP_SUCCESS;
+    if (st == GP_SUCCESS)
+        gp__ch_host->debug("compile", "built %zu bytes of %s for %s", bytes, kind == GP__CH_CODE_PTX ? "PTX" : "code",
+                           d->name);
+    return st;
 }
 
 static gp_status ch_program_load(void *dev, const void *binary, size_t binary_bytes, void **out)

@@ -86,7 +86,20 @@ typedef struct gp__ch_device {
 } gp__ch_device;
 
 /* Kinds of code a binary holds (the program_build header). */
-enum { GP__CH_CODE_CUBIN = 1, GP__CH_CODE_PTX = 2, GP__CH_CODE_HIP = 3 };
+enum { GP__CH_CODE_CUBIN = 1, GP__CH_CODE_PTX = 2, GP__CH_CODE_HIP = 3, GP__CH_CODE_FATBIN = 4 };
+
+/* Binaries the build made with nvcc or hipcc (cmake/prebuilt.cmake), one per kernel source and
+ * -D options: program_build hands one out instead of compiling when both match exactly. */
+typedef struct gp__ch_prebuilt {
+    const char *source;  /* the .gp file's text, as core passes it after the prelude */
+    const char *options; /* the -D words, one space apart */
+    const unsigned char *code;
+    size_t bytes;
+    int kind;
+} gp__ch_prebuilt;
+extern const gp__ch_prebuilt gp__ch_prebuilt_table[];
+extern const size_t gp__ch_prebuilt_count;
+extern const char gp__ch_fill_source[]; /* kernels/fill.gp */
 
 /* Sets the detail message "<what> failed: NAME (code)" and returns the matching status. */
 gp_status gp__ch_fail(ch_result r, const char *what);
@@ -122,7 +135,5 @@ int gp__ch_vendor_code_ok(int kind, const void *code, size_t bytes);
 /* Parameter sizes of a kernel: the first max into sizes, the count of all into *n; returns 0
  * when the driver cannot tell. */
 int gp__ch_vendor_param_sizes(ch_function fn, size_t *sizes, size_t max, size_t *n);
-/* Loads the module holding "gp__fill8(ulong *p, ulong n, ulong value)" for the device. */
-gp_status gp__ch_vendor_fill8_module(gp__ch_device *d, ch_module *module);
 
 #endif /* GPUPORT_CUHIP_H */
