@@ -1,7 +1,8 @@
 # Built-in kernels compiled ahead of time by the vendor's compiler and embedded in a plugin, so
 # they run without a run-time compiler and without a first-use compile. Each entry of
-# GPUPORT_BUILTIN_KERNELS is "path/in/project.gp|-DNAME=VALUE -DOTHER" (options may be empty);
-# the plugin hands out the binary when a program's source and options match an entry exactly.
+# GPUPORT_BUILTIN_KERNELS is "path/in/project.gp|-DNAME=VALUE -DOTHER" (options may be empty;
+# "a.gp+b.gp" joins files into one source); the plugin hands out the binary when a program's
+# source and options match an entry exactly.
 #
 # gpuport_prebuilt(OUT_C KIND PRELUDE COMPILER FLAGS...): KIND is CUDA (nvcc --fatbin) or HIP
 # (hipcc --genco); with no COMPILER the table is empty and everything is compiled at run time.
@@ -31,7 +32,12 @@ function(gpuport_prebuilt out_c kind prelude compiler)
         endif()
         string(APPEND wrapper "#define ${name} ${value}\n")
       endforeach()
-      string(APPEND wrapper "#include \"${PROJECT_SOURCE_DIR}/${file}\"\n")
+      string(REPLACE "+" ";" parts "${file}")
+      set(paths "")
+      foreach(part IN LISTS parts)
+        string(APPEND wrapper "#include \"${PROJECT_SOURCE_DIR}/${part}\"\n")
+        list(APPEND paths ${PROJECT_SOURCE_DIR}/${part})
+      endforeach()
       file(GENERATE OUTPUT ${dir}/${i}.cu CONTENT "${wrapper}")
       if(kind STREQUAL "CUDA")
         set(cmd ${compiler} -x cu --fatbin ${ARGN} -o ${dir}/${i}.bin ${dir}/${i}.cu)
@@ -39,9 +45,9 @@ function(gpuport_prebuilt out_c kind prelude compiler)
         set(cmd ${compiler} -x hip --genco ${ARGN} -o ${dir}/${i}.bin ${dir}/${i}.cu)
       endif()
       add_custom_command(OUTPUT ${dir}/${i}.bin COMMAND ${cmd}
-        DEPENDS ${PROJECT_SOURCE_DIR}/${file} ${prelude} ${dir}/${i}.cu
+        DEPENDS ${paths} ${prelude} ${dir}/${i}.cu
         COMMENT "Prebuilding ${file} ${opts} for ${kind}" VERBATIM)
-      string(APPEND manifest "list(APPEND SOURCES \"${PROJECT_SOURCE_DIR}/${file}\")\n"
+      string(APPEND manifest "set(SOURCES_${i} \"${paths}\")\n"
                              "set(OPTIONS_${i} \"${opts}\")\nlist(APPEND BINS \"${dir}/${i}.bin\")\n")
       list(APPEND bins ${dir}/${i}.bin)
       math(EXPR i "${i} + 1")

@@ -240,6 +240,115 @@ typedef struct gp_arg {
 GP_API gp_status gp_kernel_launch(gp_stream *stream, gp_kernel *kernel, unsigned dims, const size_t *global,
                                   const size_t *local, size_t nargs, const gp_arg *args);
 
+/* ---- Built-in primitives: map, reduce, scan -------------------------------------------- */
+/* Each runs on a stream of any device, queued like a kernel (the _to_host calls wait). They
+ * allocate nothing per call: the scratch they need is kept with the stream (see gp_stream_trim)
+ * and is at most 1% of the input plus a few KB. Every element range is checked against its
+ * buffer. Integer results are exact on every backend; floating-point sums and products are
+ * added in a device-dependent order (docs/primitives.md says how far they may differ). */
+
+typedef enum gp_type {
+    GP_F32 = 1, GP_F64 = 2, GP_I32 = 3, GP_U32 = 4, GP_I64 = 5, GP_U64 = 6
+} gp_type;
+
+/* Bytes of one element, 0 for a value that is not a gp_type. */
+GP_API size_t gp_type_size(gp_type type);
+
+/* Elements of a buffer from an element offset: the operand of every primitive. */
+typedef struct gp_view {
+    gp_buffer *buffer;
+    size_t offset; /* in elements, not bytes */
+} gp_view;
+#define GP_VIEW(b) ((gp_view){(b), 0})
+#define GP_VIEW_AT(b, off) ((gp_view){(b), (off)})
+
+/* A scalar operand; the member that matches the operation's type is read. */
+typedef union gp_scalar {
+    double f;
+    int64_t i;
+    uint64_t u;
+} gp_scalar;
+
+typedef enum gp_map_op {
+    GP_MAP_COPY,  /* out = x */
+    GP_MAP_FILL,  /* out = a */
+    GP_MAP_SCALE, /* out = a * x */
+    GP_MAP_AXPY,  /* out = a * x + y */
+    GP_MAP_ADD,   /* out = x + y */
+    GP_MAP_SUB,   /* out = x - y */
+    GP_MAP_MUL,   /* out = x * y */
+    GP_MAP_DIV,   /* out = x / y (integers: y == 0 gives 0) */
+    GP_MAP_MIN,   /* out = min(x, y) */
+    GP_MAP_MAX,   /* out = max(x, y) */
+    GP_MAP_ABS,   /* out = |x| */
+    GP_MAP_SQRT,  /* floating-point types only, as are the rest */
+    GP_MAP_EXP,
+    GP_MAP_LOG,
+    GP_MAP_SIN,
+    GP_MAP_COS,
+    GP_MAP_POW    /* out = pow(x, y) */
+} gp_map_op;
+
+/* out[i] = op(x[i], y[i], a) for i < n, all of one type. Unused operands are ignored (pass
+ * GP_VIEW(NULL)). out may be x or y at the same offset (in place). */
+GP_API gp_status gp_map(gp_stream *stream, gp_map_op op, gp_type type, size_t n, gp_view out, gp_view x,
+                        gp_view y, gp_scalar a);
+
+/* A map of your own: expression in the kernel dialect over the inputs x, y, z (up to three, of
+ * in_types), the scalar a (of out_type), and the index i (a ulong), for example
+ * "a * x + sin(y)". A snippet with statements instead assigns r: "r = x > 0 ? x : a * x;".
+ * Compiled on creation for the device, then cached like any program. */
+typedef struct gp_map_kernel gp_map_kernel;
+GP_API gp_status gp_map_kernel_create(gp_device *device, gp_type out_type, size_t nin, const gp_type *in_types,
+                                      const char *expression, gp_map_kernel **kernel);
+GP_API gp_status gp_map_kernel_destroy(gp_map_kernel *kernel); /* NULL is a no-op */
+/* in: nin views, as many as the kernel was created with. */
+GP_API gp_status gp_map_kernel_run(gp_stream *stream, gp_map_kernel *kernel, size_t n, gp_view out,
+                                   const gp_view *in, gp_scalar a);
+
+typedef enum gp_reduce_op {
+    GP_REDUCE_SUM,
+    GP_REDUCE_PROD,
+    GP_REDUCE_MIN,
+    GP_REDUCE_MAX,
+    GP_REDUCE_ARGMIN, /* the index (a uint64_t) of the first smallest element */
+    GP_REDUCE_ARGMAX  /* the index (a uint64_t) of the first largest element */
+} gp_reduce_op;
+
+/* Reduces in[0..n) into out[0]: one element of type, or a GP_U64 index for ARGMIN/ARGMAX.
+ * n == 0 gives the identity: 0, 1, the type's largest or smallest value (infinity for floats),
+ * or UINT64_MAX for an index. */
+GP_API gp_status gp_reduce(gp_stream *stream, gp_reduce_op op, gp_type type, size_t n, gp_view in, gp_view out);
+/* The same, waiting for the result and writing it to host memory (gp_type_size(type) bytes,
+ * or a uint64_t for ARGMIN/ARGMAX). */
+GP_API gp_status gp_reduce_to_host(gp_stream *stream, gp_reduce_op op, gp_type type, size_t n, gp_view in,
+                                   void *result);
+
+/* A reduction of your own: each element x (of in_type, with its index i) is first mapped by
+ * map_expression to the accumulator type, then accumulators a and b are combined by
+ * combine_expression, which must be associative; identity is the accumulator's starting value.
+ * Example, the sum of squares: map "x * x", combine "a + b", identity "0". */
+typedef struct gp_reduce_kernel gp_reduce_kernel;
+GP_API gp_status gp_reduce_kernel_create(gp_device *device, gp_type in_type, gp_type acc_type,
+                                         const char *map_expression, const char *combine_expression,
+                                         const char *identity, gp_reduce_kernel **kernel);
+GP_API gp_status gp_reduce_kernel_destroy(gp_reduce_kernel *kernel); /* NULL is a no-op */
+GP_API gp_status gp_reduce_kernel_run(gp_stream *stream, gp_reduce_kernel *kernel, size_t n, gp_view in, gp_view out);
+GP_API gp_status gp_reduce_kernel_run_to_host(gp_stream *stream, gp_reduce_kernel *kernel, size_t n, gp_view in,
+                                              void *result);
+
+typedef enum gp_scan_op { GP_SCAN_SUM, GP_SCAN_MIN, GP_SCAN_MAX } gp_scan_op;
+
+/* out[i] = in[0] op ... op in[i] (inclusive), or of in[0..i) starting from the identity
+ * (exclusive). out may be in at the same offset. */
+GP_API gp_status gp_scan(gp_stream *stream, gp_scan_op op, int exclusive, gp_type type, size_t n, gp_view in,
+                         gp_view out);
+
+/* Waits for the stream, then frees the scratch memory the primitives keep with it (for the
+ * default stream, get it with gp_stream_get_default); it comes back at the next call that
+ * needs it. */
+GP_API gp_status gp_stream_trim(gp_stream *stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -41,3 +41,7 @@ __device__ __forceinline__ uint gp__dim3(const dim3 v, int d) { return d == 0 ? 
 
 /* OpenCL C names the dialect keeps. */
 #define mad(a, b, c) ((a) * (b) + (c))
+
+/* Positive infinity of float and double. */
+#define GP_INFINITY_F __int_as_float(0x7f800000)
+#define GP_INFINITY_D __longlong_as_double(0x7ff0000000000000LL)

@@ -53,3 +53,7 @@ extern __shared__ __attribute__((aligned(16))) unsigned char gp__dynamic_local[]
 
 /* OpenCL C names the dialect keeps. */
 #define mad(a, b, c) ((a) * (b) + (c))
+
+/* Positive infinity of float and double. */
+#define GP_INFINITY_F __int_as_float(0x7f800000)
+#define GP_INFINITY_D __longlong_as_double(0x7ff0000000000000LL)

@@ -37,3 +37,7 @@
 #define gp_atomic_max(p, v) atomic_max((p), (v))
 #define gp_atomic_xchg(p, v) atomic_xchg((p), (v))
 #define gp_atomic_cas(p, cmp, v) atomic_cmpxchg((p), (cmp), (v))
+
+/* Positive infinity of float and double. */
+#define GP_INFINITY_F INFINITY
+#define GP_INFINITY_D ((double)INFINITY)

@@ -70,6 +70,12 @@ extern const struct CMUnitTest tst_thread_tests[];
 extern const size_t tst_thread_tests_count;
 extern const struct CMUnitTest tst_bad_input_tests[];
 extern const size_t tst_bad_input_tests_count;
+extern const struct CMUnitTest tst_map_tests[];
+extern const size_t tst_map_tests_count;
+extern const struct CMUnitTest tst_reduce_tests[];
+extern const size_t tst_reduce_tests_count;
+extern const struct CMUnitTest tst_scan_tests[];
+extern const size_t tst_scan_tests_count;
 extern const struct CMUnitTest tst_cache_tests[];
 extern const size_t tst_cache_tests_count;
 

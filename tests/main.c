@@ -19,6 +19,9 @@ static const struct {
     {"threads", tst_thread_tests, &tst_thread_tests_count},
     {"bad-input", tst_bad_input_tests, &tst_bad_input_tests_count},
     {"cache", tst_cache_tests, &tst_cache_tests_count},
+    {"map", tst_map_tests, &tst_map_tests_count},
+    {"reduce", tst_reduce_tests, &tst_reduce_tests_count},
+    {"scan", tst_scan_tests, &tst_scan_tests_count},
 };
 
 /* 1 when spec ("opencl:0") is one of the comma-separated entries of list. */

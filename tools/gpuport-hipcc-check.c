@@ -47,35 +47,51 @@ static void *load_hiprtc(void)
     return NULL;
 }
 
-static char *read_file(const char *path, size_t *len)
+/* Appends the file at path to *buf; 0 when it cannot be read. */
+static int append_file(const char *path, char **buf, size_t *cap, size_t *n)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
-        return NULL;
-    char *buf = NULL;
-    size_t cap = 0, n = 0;
-    for (;;) {
-        if (cap - n < 4096) {
-            char *grown = realloc(buf, cap * 2 + 4096);
-            if (!grown) {
-                free(buf);
-                fclose(f);
-                return NULL;
-            }
-            buf = grown;
-            cap = cap * 2 + 4096;
+        return 0;
+    size_t got = 1;
+    while (got) {
+        if (*cap - *n < 4096) {
+            char *grown = realloc(*buf, *cap * 2 + 4096);
+            if (!grown)
+                break;
+            *buf = grown;
+            *cap = *cap * 2 + 4096;
         }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0)
-            break;
+        got = fread(*buf + *n, 1, *cap - *n - 1, f);
+        *n += got;
     }
-    int bad = ferror(f);
+    int ok = !ferror(f) && got == 0;
     fclose(f);
-    if (bad) {
-        free(buf);
-        return NULL;
+    return ok;
+}
+
+/* Reads FILE, or the files of "A+B" joined in order (a built-in kernel is its type header
+ * joined to its source). */
+static char *read_file(const char *arg, size_t *len)
+{
+    char *buf = NULL, path[4096];
+    size_t cap = 0, n = 0;
+    for (const char *p = arg; *p;) {
+        size_t plen = strcspn(p, "+");
+        int ok = plen < sizeof path;
+        if (ok) {
+            memcpy(path, p, plen);
+            path[plen] = '\0';
+            ok = append_file(path, &buf, &cap, &n);
+        }
+        if (!ok) {
+            free(buf);
+            return NULL;
+        }
+        p += plen + (p[plen] == '+');
     }
+    if (!buf)
+        return NULL;
     buf[n] = '\0';
     *len = n;
     return buf;
@@ -188,7 +204,7 @@ static int check(const char *path, const char *src, const char *target)
 
 static int usage(const char *argv0)
 {
-    fprintf(stderr, "usage: %s --target GFX [--target GFX ...] [-DNAME[=VALUE] ...] FILE.gp...\n", argv0);
+    fprintf(stderr, "usage: %s --target GFX [--target GFX ...] [-DNAME[=VALUE] ...] FILE.gp[+MORE.gp]...\n", argv0);
     return 2;
 }
 

@@ -7,14 +7,17 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+typedef struct gp__builtin gp__builtin;
+
 struct gp_device {
     const gp__backend *be;
     void *impl;
     gp_device_info info;
     char cache_id[512];
     gp_stream *default_stream;
-    pthread_mutex_t lock; /* guards the list of streams below */
+    pthread_mutex_t lock; /* guards the list of streams and the built-in kernels below */
     gp_stream *streams;
+    gp__builtin *builtins; /* built-in kernels compiled so far, kept for the process */
 };
 
 struct gp_buffer {
@@ -31,6 +34,10 @@ struct gp_stream {
     gp_device *dev;
     void *impl;
     gp_stream *next; /* in dev->streams */
+    /* The primitives' scratch memory; the lock keeps one primitive's launches together, so
+     * that two threads sharing the stream never interleave on the same scratch. */
+    pthread_mutex_t lock;
+    gp_buffer *scratch;
 };
 
 struct gp_event {
@@ -70,6 +77,26 @@ gp_status gp__init(void);
 
 /* stream.c: the stream a call runs on (NULL = the device's default), checked against dev. */
 gp_status gp__stream_for(gp_stream *stream, gp_device *dev, const char *what, gp_stream **out);
+
+/* builtin.c: the built-in kernels and what the primitives share. */
+/* The kernel `name` of a built-in source (kernels/<file>.gp text, embedded in libgpuport) built
+ * for the device with the given options; compiled once per device and options, then kept. */
+gp_status gp__builtin_kernel(gp_device *dev, const char *source, const char *options, const char *name,
+                             gp_kernel **kernel);
+/* A device buffer of at least bytes kept with the stream; call with stream->lock held. */
+gp_status gp__scratch(gp_stream *stream, size_t bytes, gp_buffer **buffer);
+/* The stream, checked against the device of view's buffer, with its lock taken. */
+gp_status gp__primitive_begin(gp_stream **stream, gp_device *dev, const char *fn);
+void gp__primitive_end(gp_stream *stream);
+/* Checks that n elements of type from view lie inside its buffer (NULL buffer: an error). */
+gp_status gp__check_view(gp_view view, gp_type type, size_t n, const char *fn, const char *which);
+/* "-DGP_TYPE=3": the options every built-in source is compiled with for that type; NULL and an
+ * error for a type the device cannot run (f64 without fp64). */
+const char *gp__type_option(gp_device *dev, gp_type type, const char *fn);
+void gp__stream_release(gp_stream *stream);
+
+/* Embedded kernel sources: kernels/types.gp joined to kernels/map.gp and so on. */
+extern const char gp__src_map[], gp__src_reduce[], gp__src_scan[];
 
 /* cache.c: the kernel cache. key is 32 bytes. */
 int gp__cache_load(const unsigned char key[32], void **binary, size_t *bytes, int *on_disk);

@@ -88,6 +88,7 @@ static void open_devices(const gp__backend *be, gp_backend_info *bi, size_t coun
         }
         s->be = be;
         s->dev = dev;
+        pthread_mutex_init(&s->lock, NULL);
         dev->default_stream = s;
         add_device(dev);
         opened++;

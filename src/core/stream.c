@@ -27,6 +27,7 @@ gp_status gp_stream_create(gp_device *device, gp_stream **stream)
     }
     s->be = device->be;
     s->dev = device;
+    pthread_mutex_init(&s->lock, NULL);
     pthread_mutex_lock(&device->lock);
     s->next = device->streams;
     device->streams = s;
@@ -49,6 +50,7 @@ gp_status gp_stream_destroy(gp_stream *stream)
             break;
         }
     pthread_mutex_unlock(&dev->lock);
+    gp__stream_release(stream);
     stream->be->stream_destroy(dev->impl, stream->impl);
     free(stream);
     return st;

@@ -1,0 +1,1 @@
+/* Built-in map kernels: written by the primitives work in progress. */

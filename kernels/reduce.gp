@@ -1,0 +1,1 @@
+/* Built-in reduce kernels: written by the primitives work in progress. */

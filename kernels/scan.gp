@@ -1,0 +1,1 @@
+/* Built-in scan kernels: written by the primitives work in progress. */

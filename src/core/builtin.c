@@ -1,0 +1,141 @@
+/* What the primitives share: built-in kernels compiled once per device, the scratch memory and
+ * lock kept with each stream, and the checks of their operands. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct gp__builtin {
+    const char *source; /* embedded text: compared by address */
+    char options[64];
+    char name[64];
+    gp_program *program;
+    gp_kernel *kernel;
+    gp__builtin *next;
+};
+
+size_t gp_type_size(gp_type type)
+{
+    switch (type) {
+    case GP_F32: case GP_I32: case GP_U32: return 4;
+    case GP_F64: case GP_I64: case GP_U64: return 8;
+    }
+    return 0;
+}
+
+const char *gp__type_option(gp_device *dev, gp_type type, const char *fn)
+{
+    static const char *const options[] = {NULL, "-DGP_TYPE=1", "-DGP_TYPE=2", "-DGP_TYPE=3",
+                                          "-DGP_TYPE=4", "-DGP_TYPE=5", "-DGP_TYPE=6"};
+    if (gp_type_size(type) == 0) {
+        gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: %d is not a gp_type", fn, (int)type);
+        return NULL;
+    }
+    if (type == GP_F64 && !dev->info.fp64) {
+        gp__fail(GP_ERROR_UNSUPPORTED, "%s: %s:%zu (%s) has no double precision", fn, dev->info.backend,
+                 dev->info.backend_index, dev->info.name);
+        return NULL;
+    }
+    return options[type];
+}
+
+gp_status gp__builtin_kernel(gp_device *dev, const char *source, const char *options, const char *name,
+                             gp_kernel **kernel)
+{
+    /* Compiling under the lock keeps two threads from building the same kernel twice; it
+     * happens once per kernel and device. */
+    pthread_mutex_lock(&dev->lock);
+    gp_status st = GP_SUCCESS;
+    gp__builtin *b = dev->builtins;
+    while (b && !(b->source == source && strcmp(b->options, options) == 0 && strcmp(b->name, name) == 0))
+        b = b->next;
+    gp_program *program = NULL;
+    if (!b) {
+        /* Another kernel of the same source and options shares the program. */
+        for (gp__builtin *o = dev->builtins; o && !program; o = o->next)
+            if (o->source == source && strcmp(o->options, options) == 0) program = o->program;
+        b = calloc(1, sizeof *b);
+        if (!b) st = gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "no host memory for a built-in kernel");
+        if (st == GP_SUCCESS && !program) st = gp_program_create(dev, source, options, &program);
+        else if (st == GP_SUCCESS) atomic_fetch_add(&program->refs, 1);
+        if (st == GP_SUCCESS) {
+            st = gp_kernel_create(program, name, &b->kernel);
+            gp_program_destroy(program); /* the kernel holds it */
+        }
+        if (st == GP_SUCCESS) {
+            b->source = source;
+            snprintf(b->options, sizeof b->options, "%s", options);
+            snprintf(b->name, sizeof b->name, "%s", name);
+            b->program = program;
+            b->next = dev->builtins;
+            dev->builtins = b;
+        } else {
+            free(b);
+            b = NULL;
+        }
+    }
+    pthread_mutex_unlock(&dev->lock);
+    if (b) *kernel = b->kernel;
+    return st;
+}
+
+gp_status gp__scratch(gp_stream *stream, size_t bytes, gp_buffer **buffer)
+{
+    if (stream->scratch && stream->scratch->size >= bytes) {
+        *buffer = stream->scratch;
+        return GP_SUCCESS;
+    }
+    /* Work still queued may use the old scratch: wait for it before freeing. */
+    gp_status st = stream->be->stream_synchronize(stream->dev->impl, stream->impl);
+    if (st != GP_SUCCESS) return st;
+    gp_buffer_destroy(stream->scratch);
+    stream->scratch = NULL;
+    /* Room to grow by half again, so that slowly growing inputs do not reallocate each time. */
+    size_t want = bytes + bytes / 2 < bytes ? bytes : bytes + bytes / 2;
+    st = gp_buffer_create(stream->dev, GP_MEMORY_DEVICE, want < 4096 ? 4096 : want, &stream->scratch);
+    if (st == GP_SUCCESS) *buffer = stream->scratch;
+    return st;
+}
+
+gp_status gp_stream_trim(gp_stream *stream)
+{
+    GP__CHECK_HANDLE(stream, "stream");
+    pthread_mutex_lock(&stream->lock);
+    gp_status st = stream->be->stream_synchronize(stream->dev->impl, stream->impl);
+    if (st == GP_SUCCESS) {
+        gp_buffer_destroy(stream->scratch);
+        stream->scratch = NULL;
+    }
+    pthread_mutex_unlock(&stream->lock);
+    return st;
+}
+
+void gp__stream_release(gp_stream *stream)
+{
+    gp_buffer_destroy(stream->scratch);
+    stream->scratch = NULL;
+    pthread_mutex_destroy(&stream->lock);
+}
+
+gp_status gp__primitive_begin(gp_stream **stream, gp_device *dev, const char *fn)
+{
+    gp_status st = gp__stream_for(*stream, dev, fn, stream);
+    if (st == GP_SUCCESS) pthread_mutex_lock(&(*stream)->lock);
+    return st;
+}
+
+void gp__primitive_end(gp_stream *stream) { pthread_mutex_unlock(&stream->lock); }
+
+gp_status gp__check_view(gp_view view, gp_type type, size_t n, const char *fn, const char *which)
+{
+    if (!view.buffer) return gp__fail(GP_ERROR_INVALID_HANDLE, "%s: the %s view has no buffer", fn, which);
+    size_t size = gp_type_size(type), elems = view.buffer->size / size;
+    if (view.offset > elems || n > elems - view.offset)
+        return gp__fail(GP_ERROR_OUT_OF_RANGE,
+                        "%s: %s elements [%zu, %zu + %zu) lie outside its buffer of %zu elements of %zu bytes", fn,
+                        which, view.offset, view.offset, n, elems, size);
+    if (view.buffer->mapped)
+        return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: the %s buffer is mapped; call gp_buffer_unmap first", fn, which);
+    return GP_SUCCESS;
+}

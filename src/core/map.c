@@ -1,0 +1,2 @@
+/* The map primitive. */
+#include "internal.h"

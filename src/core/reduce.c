@@ -1,0 +1,2 @@
+/* The reduce primitive. */
+#include "internal.h"

@@ -1,0 +1,2 @@
+/* The scan primitive. */
+#include "internal.h"
