@@ -10,6 +10,10 @@
  * the usual pattern is one stream per thread. Destroying an object while another thread still
  * uses it is the caller's bug, as with free().
  *
+ * CUDA and HIP: gpuport works in each device's primary context, and leaves it current on the
+ * calling thread (as the CUDA runtime does). A program that also drives its own contexts makes
+ * its own current again after calling gpuport.
+ *
  * Bad input (a NULL handle or pointer, a range outside a buffer, objects of two devices mixed,
  * a wrong kernel argument) returns an error status and changes nothing.
  */

@@ -88,3 +88,14 @@ size_t tst_group_size(void)
         g /= 2;
     return g;
 }
+
+#define TST_SENTINEL "gp-test-sentinel-device"
+
+void tst_plant_error_sentinel(void)
+{
+    gp_device *d = NULL;
+    if (gp_device_find(TST_SENTINEL, &d) != GP_ERROR_NOT_FOUND || !strstr(gp_last_error(), TST_SENTINEL))
+        fail_msg("could not plant the error sentinel: %s", gp_last_error());
+}
+
+int tst_error_sentinel_present(void) { return strstr(gp_last_error(), TST_SENTINEL) != NULL; }

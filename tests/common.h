@@ -25,15 +25,19 @@ extern size_t tst_all_count;
             fail_msg("%s -> %s: %s", #call, gp_status_name(gp__s), gp_last_error());               \
     } while (0)
 
-/* Fails the test unless the call returns exactly `want` and leaves a non-empty detail. */
+/* Fails the test unless the call returns exactly `want` and, when that is an error, sets its
+ * own detail message: a sentinel message is planted first, and must be gone afterwards. */
+void tst_plant_error_sentinel(void);
+int tst_error_sentinel_present(void);
 #define GP_EXPECT(call, want)                                                                      \
     do {                                                                                           \
+        tst_plant_error_sentinel();                                                                \
         gp_status gp__s = (call);                                                                  \
         if (gp__s != (want))                                                                       \
             fail_msg("%s -> %s, expected %s (%s)", #call, gp_status_name(gp__s),                   \
                      gp_status_name(want), gp_last_error());                                       \
-        if (gp_last_error() == NULL || gp_last_error()[0] == '\0')                                 \
-            fail_msg("%s -> %s with an empty gp_last_error()", #call, gp_status_name(gp__s));      \
+        if ((want) != GP_SUCCESS && (gp_last_error()[0] == '\0' || tst_error_sentinel_present()))  \
+            fail_msg("%s -> %s without a message of its own", #call, gp_status_name(gp__s));       \
     } while (0)
 
 /* Deterministic bytes and words for a seed (xorshift64*), so every run sees the same data. */

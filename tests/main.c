@@ -93,11 +93,15 @@ int main(int argc, char **argv)
     tst_all_count = count;
 
     if (nselected == 0) {
-        fprintf(stderr, "no %s device to test%s; skipping\n", backend ? backend : "gpuport",
-                filter ? " in GPUPORT_TEST_DEVICES" : "");
+        /* GPUPORT_TEST_REQUIRE names backends that must have a device (CI's pocl): there a
+         * missing device is a failure, not a skip. */
+        const char *required = getenv("GPUPORT_TEST_REQUIRE");
+        int must = backend && required && spec_listed(required, backend);
+        fprintf(stderr, "no %s device to test%s; %s\n", backend ? backend : "gpuport",
+                filter ? " in GPUPORT_TEST_DEVICES" : "", must ? "GPUPORT_TEST_REQUIRE says there must be one" : "skipping");
         free(all);
         free(selected);
-        return 77;
+        return must ? 1 : 77;
     }
 
     int failed = 0;

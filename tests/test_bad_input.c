@@ -373,6 +373,10 @@ static void bad_kernels_and_launches(void **state)
 
     size_t too_big = tst_info.max_work_group_size + 1;
     GP_EXPECT(gp_kernel_launch(NULL, k, 1, &too_big, &too_big, 2, good), GP_ERROR_INVALID_LAUNCH);
+    /* Sizes whose rounding would wrap, or whose indices would not fit the kernels' 32-bit uint. */
+    size_t huge = SIZE_MAX, one = 1, over32 = (size_t)UINT32_MAX + 2;
+    GP_EXPECT(gp_kernel_launch(NULL, k, 1, &huge, NULL, 2, good), GP_ERROR_INVALID_LAUNCH);
+    GP_EXPECT(gp_kernel_launch(NULL, k, 1, &over32, &one, 2, good), GP_ERROR_INVALID_LAUNCH);
     size_t l2[2] = {tst_info.max_work_item_sizes[0], tst_info.max_work_item_sizes[1]};
     if (l2[0] * l2[1] > tst_info.max_work_group_size) {
         size_t gl2[2] = {l2[0], l2[1]};

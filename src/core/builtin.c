@@ -135,7 +135,7 @@ gp_status gp__check_view(gp_view view, gp_type type, size_t n, const char *fn, c
         return gp__fail(GP_ERROR_OUT_OF_RANGE,
                         "%s: %s elements [%zu, %zu + %zu) lie outside its buffer of %zu elements of %zu bytes", fn,
                         which, view.offset, view.offset, n, elems, size);
-    if (view.buffer->mapped)
+    if (atomic_load(&view.buffer->mapped))
         return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: the %s buffer is mapped; call gp_buffer_unmap first", fn, which);
     return GP_SUCCESS;
 }

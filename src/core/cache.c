@@ -41,6 +41,7 @@ static int cache_folder(char *out, size_t len)
 static int entry_path(const unsigned char key[32], char *out, size_t len)
 {
     char dir[4096];
+    snprintf(out, len, "no cache folder: GPUPORT_CACHE_DIR, XDG_CACHE_HOME and HOME are unset or too long");
     if (!cache_folder(dir, sizeof dir)) return 0;
     char hex[65];
     for (int i = 0; i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", key[i]);
@@ -65,26 +66,30 @@ static void *read_entry(const char *path, size_t *bytes)
 {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
-    unsigned char head[HEADER];
+    unsigned char head[HEADER], sum[32];
     void *data = NULL;
     uint64_t size = 0;
-    if (fread(head, 1, HEADER, f) == HEADER && memcmp(head, magic, 8) == 0) {
+    struct stat st;
+    /* The header's size must be the file's, so a damaged header cannot ask for any amount. */
+    int ok = fstat(fileno(f), &st) == 0 && fread(head, 1, HEADER, f) == HEADER && memcmp(head, magic, 8) == 0;
+    if (ok) {
         memcpy(&size, head + 8, 8);
-        data = size && size < ((uint64_t)1 << 34) ? malloc((size_t)size) : NULL;
-        unsigned char sum[32];
+        ok = size > 0 && st.st_size > HEADER && (uint64_t)(st.st_size - HEADER) == size && (data = malloc((size_t)size));
+    }
+    if (ok) ok = fread(data, 1, (size_t)size, f) == size;
+    if (ok) {
         gp__sha256 h;
-        if (data && fread(data, 1, (size_t)size, f) == size && fgetc(f) == EOF) {
-            gp__sha256_init(&h);
-            gp__sha256_update(&h, data, (size_t)size);
-            gp__sha256_final(&h, sum);
-        }
-        if (data && memcmp(sum, head + 16, 32) != 0) {
-            free(data);
-            data = NULL;
-        }
+        gp__sha256_init(&h);
+        gp__sha256_update(&h, data, (size_t)size);
+        gp__sha256_final(&h, sum);
+        ok = memcmp(sum, head + 16, 32) == 0;
     }
     fclose(f);
-    if (!data) gp__debug("compile", "cache entry %s is damaged; it will be rebuilt", path);
+    if (!ok) {
+        free(data);
+        gp__debug("compile", "cache entry %s is damaged; it will be rebuilt", path);
+        return NULL;
+    }
     *bytes = (size_t)size;
     return data;
 }
@@ -135,20 +140,23 @@ static int write_entry(const char *path, const void *binary, size_t bytes)
 
 static void keep_in_memory(const unsigned char key[32], const void *binary, size_t bytes)
 {
-    mem_entry *e = malloc(sizeof *e);
-    void *copy = malloc(bytes);
-    if (!e || !copy) {
-        free(e);
-        free(copy);
-        return;
-    }
-    memcpy(e->key, key, 32);
-    memcpy(copy, binary, bytes);
-    e->data = copy;
-    e->bytes = bytes;
     pthread_mutex_lock(&mem_lock);
-    e->next = mem_entries;
-    mem_entries = e;
+    mem_entry *e = mem_entries;
+    while (e && memcmp(e->key, key, 32) != 0) e = e->next;
+    if (!e) { /* another thread may have kept the same binary meanwhile */
+        e = malloc(sizeof *e);
+        void *copy = e ? malloc(bytes) : NULL;
+        if (copy) {
+            memcpy(e->key, key, 32);
+            memcpy(copy, binary, bytes);
+            e->data = copy;
+            e->bytes = bytes;
+            e->next = mem_entries;
+            mem_entries = e;
+        } else {
+            free(e);
+        }
+    }
     pthread_mutex_unlock(&mem_lock);
 }
 

@@ -26,7 +26,8 @@ struct gp_buffer {
     void *impl;
     size_t size;
     gp_memory memory;
-    void *mapped; /* the host address while mapped */
+    pthread_mutex_t map_lock; /* map and unmap may come from any thread */
+    void *_Atomic mapped;     /* the host address while mapped */
 };
 
 struct gp_stream {
@@ -44,7 +45,7 @@ struct gp_event {
     const gp__backend *be;
     gp_device *dev;
     void *impl;
-    int recorded;
+    atomic_int recorded; /* events may be shared between threads */
 };
 
 struct gp_program {
@@ -52,6 +53,7 @@ struct gp_program {
     gp_device *dev;
     void *impl;
     gp_program_info info;
+    char *source; /* the caller's source, for backends that cannot count a kernel's parameters */
     atomic_int refs; /* the caller's handle plus one per kernel */
 };
 

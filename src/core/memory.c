@@ -11,9 +11,9 @@ static gp_status check_range(const gp_buffer *b, size_t off, size_t bytes, const
     return GP_SUCCESS;
 }
 
-static gp_status check_unmapped(const gp_buffer *b, const char *fn)
+static gp_status check_unmapped(gp_buffer *b, const char *fn)
 {
-    if (b->mapped)
+    if (atomic_load(&b->mapped))
         return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: the buffer is mapped; call gp_buffer_unmap first", fn);
     return GP_SUCCESS;
 }
@@ -36,6 +36,7 @@ gp_status gp_buffer_create(gp_device *device, gp_memory memory, size_t bytes, gp
     b->dev = device;
     b->size = bytes;
     b->memory = memory;
+    pthread_mutex_init(&b->map_lock, NULL);
     *buffer = b;
     return GP_SUCCESS;
 }
@@ -43,8 +44,9 @@ gp_status gp_buffer_create(gp_device *device, gp_memory memory, size_t bytes, gp
 gp_status gp_buffer_destroy(gp_buffer *buffer)
 {
     if (!buffer) return GP_SUCCESS;
-    if (buffer->mapped) gp_buffer_unmap(NULL, buffer);
+    if (atomic_load(&buffer->mapped)) gp_buffer_unmap(NULL, buffer);
     buffer->be->buffer_destroy(buffer->dev->impl, buffer->impl);
+    pthread_mutex_destroy(&buffer->map_lock);
     free(buffer);
     return GP_SUCCESS;
 }
@@ -73,21 +75,29 @@ gp_status gp_buffer_map(gp_stream *stream, gp_buffer *buffer, void **host)
         return gp__fail(GP_ERROR_INVALID_ARGUMENT,
                         "gp_buffer_map: only pinned and mapped buffers can be mapped; read device buffers with "
                         "gp_buffer_read");
+    pthread_mutex_lock(&buffer->map_lock);
     gp_status st = check_unmapped(buffer, "gp_buffer_map");
+    void *h = NULL;
     if (st == GP_SUCCESS) st = gp__stream_for(stream, buffer->dev, "gp_buffer_map", &stream);
-    if (st == GP_SUCCESS)
-        st = buffer->be->buffer_map(buffer->dev->impl, stream->impl, buffer->impl, buffer->size, &buffer->mapped);
-    if (st == GP_SUCCESS) *host = buffer->mapped;
+    if (st == GP_SUCCESS) st = buffer->be->buffer_map(buffer->dev->impl, stream->impl, buffer->impl, buffer->size, &h);
+    if (st == GP_SUCCESS) {
+        atomic_store(&buffer->mapped, h);
+        *host = h;
+    }
+    pthread_mutex_unlock(&buffer->map_lock);
     return st;
 }
 
 gp_status gp_buffer_unmap(gp_stream *stream, gp_buffer *buffer)
 {
     GP__CHECK_HANDLE(buffer, "buffer");
-    if (!buffer->mapped) return gp__fail(GP_ERROR_INVALID_ARGUMENT, "gp_buffer_unmap: the buffer is not mapped");
-    gp_status st = gp__stream_for(stream, buffer->dev, "gp_buffer_unmap", &stream);
-    if (st == GP_SUCCESS) st = buffer->be->buffer_unmap(buffer->dev->impl, stream->impl, buffer->impl, buffer->mapped);
-    if (st == GP_SUCCESS) buffer->mapped = NULL;
+    pthread_mutex_lock(&buffer->map_lock);
+    void *h = atomic_load(&buffer->mapped);
+    gp_status st = h ? gp__stream_for(stream, buffer->dev, "gp_buffer_unmap", &stream)
+                     : gp__fail(GP_ERROR_INVALID_ARGUMENT, "gp_buffer_unmap: the buffer is not mapped");
+    if (st == GP_SUCCESS) st = buffer->be->buffer_unmap(buffer->dev->impl, stream->impl, buffer->impl, h);
+    if (st == GP_SUCCESS) atomic_store(&buffer->mapped, NULL);
+    pthread_mutex_unlock(&buffer->map_lock);
     return st;
 }
 

@@ -90,17 +90,19 @@ gp_status gp_program_create(gp_device *device, const char *source, const char *o
     int on_disk = 0;
     double t0 = now_ms();
     if (gp__cache_load(key, &bin, &bin_bytes, &on_disk)) {
+        /* A refused entry is rebuilt; its message must not stand as the caller's last error. */
+        char *saved = strdup(gp_last_error());
         st = be->program_load(device->impl, bin, bin_bytes, &p->impl);
         if (st == GP_SUCCESS) {
             p->info.from_cache = 1;
             p->info.cache_on_disk = on_disk;
         } else {
             gp__debug("compile", "cache entry refused (%s); building again", gp_last_error());
-        }
-        if (st != GP_SUCCESS) {
             free(bin);
             bin = NULL;
+            if (saved) gp__set_error_text(saved);
         }
+        free(saved);
     }
     if (!p->info.from_cache) {
         st = be->program_build(device->impl, full, opts, nopts, &bin, &bin_bytes);
@@ -119,6 +121,7 @@ gp_status gp_program_create(gp_device *device, const char *source, const char *o
     }
     p->be = be;
     p->dev = device;
+    p->source = strdup(source);
     p->info.binary_bytes = bin_bytes;
     atomic_init(&p->refs, 1);
     *program = p;
@@ -129,6 +132,7 @@ static void program_release(gp_program *p)
 {
     if (atomic_fetch_sub(&p->refs, 1) == 1) {
         p->be->program_destroy(p->dev->impl, p->impl);
+        free(p->source);
         free(p);
     }
 }
@@ -147,6 +151,35 @@ gp_status gp_program_get_info(const gp_program *program, gp_program_info *info)
     return GP_SUCCESS;
 }
 
+/* The parameter count of kernel `name` as its source declares it ("GP_KERNEL void name(...)"),
+ * or (size_t)-1 when the declaration is not found: for backends whose runtime cannot say. */
+static size_t count_params(const char *src, const char *name)
+{
+    size_t nlen = strlen(name);
+    for (const char *p = src ? strstr(src, "GP_KERNEL") : NULL; p; p = strstr(p + 1, "GP_KERNEL")) {
+        const char *q = p + strlen("GP_KERNEL");
+        while (isspace((unsigned char)*q)) q++;
+        if (strncmp(q, "void", 4) != 0) continue;
+        q += 4;
+        while (isspace((unsigned char)*q)) q++;
+        if (strncmp(q, name, nlen) != 0) continue;
+        q += nlen;
+        while (isspace((unsigned char)*q)) q++;
+        if (*q != '(') continue;
+        size_t commas = 0, depth = 0;
+        int words = 0;
+        for (q++; *q && !(*q == ')' && depth == 0); q++) {
+            if (*q == '(') depth++;
+            else if (*q == ')') depth--;
+            else if (*q == ',' && depth == 0) commas++;
+            else if (!isspace((unsigned char)*q)) words = 1;
+        }
+        if (!*q) return (size_t)-1;
+        return words ? commas + 1 : 0;
+    }
+    return (size_t)-1;
+}
+
 gp_status gp_kernel_create(gp_program *program, const char *name, gp_kernel **kernel)
 {
     GP__CHECK_HANDLE(program, "program");
@@ -160,6 +193,7 @@ gp_status gp_kernel_create(gp_program *program, const char *name, gp_kernel **ke
         free(k);
         return st;
     }
+    if (k->props.nargs == (size_t)-1) k->props.nargs = count_params(program->source, name);
     k->be = program->be;
     k->dev = program->dev;
     k->program = program;
@@ -212,7 +246,7 @@ static gp_status check_args(const gp_kernel *k, size_t nargs, const gp_arg *args
                 return gp__fail(GP_ERROR_DEVICE_MISMATCH, "kernel '%s' argument %zu: the buffer is on %s:%zu, the kernel on %s:%zu",
                                 k->name, i, a->buffer->dev->info.backend, a->buffer->dev->info.backend_index,
                                 k->dev->info.backend, k->dev->info.backend_index);
-            if (a->buffer->mapped)
+            if (atomic_load(&a->buffer->mapped))
                 return gp__fail(GP_ERROR_INVALID_ARGUMENT, "kernel '%s' argument %zu: the buffer is mapped; unmap it first",
                                 k->name, i);
             break;
@@ -266,6 +300,11 @@ gp_status gp_kernel_launch(gp_stream *stream, gp_kernel *kernel, unsigned dims, 
     for (unsigned d = 0; d < dims; d++) {
         if (global[d] == 0) return GP_SUCCESS;
         groups[d] = global[d] / loc[d] + (global[d] % loc[d] != 0);
+        /* Kernels see their index as a 32-bit uint (docs/kernel-dialect.md). */
+        if (groups[d] > UINT32_MAX / loc[d])
+            return gp__fail(GP_ERROR_INVALID_LAUNCH,
+                            "gp_kernel_launch: %zu work-items in dimension %u; a launch covers at most %u per dimension",
+                            global[d], d, (unsigned)(UINT32_MAX / loc[d] * loc[d]));
     }
 
     /* The plugin sees its own buffer handles. */

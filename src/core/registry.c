@@ -31,14 +31,19 @@ static void own_folder(char *out, size_t len)
     }
 }
 
-/* Fills candidates with the search order of DESIGN.md; returns how many. */
+#define MAX_FOLDERS 19
+
+/* Fills folders with the search order of DESIGN.md; returns how many. The last three places
+ * are always searched; GPUPORT_PLUGIN_PATH may name up to 16 folders before them. */
 static size_t plugin_folders(char folders[][512], size_t max)
 {
     size_t n = 0;
     const char *env = getenv("GPUPORT_PLUGIN_PATH");
-    while (env && *env && n < max) {
+    while (env && *env && n < max - 3) {
         size_t len = strcspn(env, ":");
-        if (len > 0 && len < 512) {
+        if (len >= 512)
+            gp__debug("load", "GPUPORT_PLUGIN_PATH: a folder name of %zu characters is passed over", len);
+        else if (len > 0) {
             memcpy(folders[n], env, len);
             folders[n++][len] = '\0';
         }
@@ -53,12 +58,13 @@ static size_t plugin_folders(char folders[][512], size_t max)
     return n;
 }
 
-static void add_device(gp_device *dev)
+static int add_device(gp_device *dev)
 {
     gp_device **grown = realloc(devices, (ndevices + 1) * sizeof *devices);
-    if (!grown) return;
+    if (!grown) return 0;
     devices = grown;
     devices[ndevices++] = dev;
+    return 1;
 }
 
 static void open_devices(const gp__backend *be, gp_backend_info *bi, size_t count)
@@ -90,7 +96,15 @@ static void open_devices(const gp__backend *be, gp_backend_info *bi, size_t coun
         s->dev = dev;
         pthread_mutex_init(&s->lock, NULL);
         dev->default_stream = s;
-        add_device(dev);
+        if (!add_device(dev)) {
+            be->stream_destroy(dev->impl, s->impl);
+            be->device_close(dev->impl);
+            pthread_mutex_destroy(&s->lock);
+            pthread_mutex_destroy(&dev->lock);
+            free(s);
+            free(dev);
+            break;
+        }
         opened++;
         gp__debug("load", "%s:%zu is %s", bi->name, dev->info.backend_index, dev->info.name);
     }
@@ -103,27 +117,23 @@ static void load_backend(size_t which)
     const char *name = backend_names[which];
     snprintf(bi->name, sizeof bi->name, "%s", name);
 
-    char folders[16][512], tried[2048] = "", path[600];
-    size_t nf = plugin_folders(folders, 16);
+    char folders[MAX_FOLDERS][512], tried[2048] = "", failed[1024] = "", path[600];
+    size_t nf = plugin_folders(folders, MAX_FOLDERS);
     void *dl = NULL;
+    /* A plugin that exists but does not load is passed over for the next folder's. */
     for (size_t i = 0; i < nf && !dl; i++) {
         snprintf(path, sizeof path, "%s/libgpuport-%s.so", folders[i], name);
-        if (access(path, F_OK) != 0) {
-            size_t used = strlen(tried);
-            snprintf(tried + used, sizeof tried - used, "%s%s", used ? ", " : "", folders[i]);
-            continue;
-        }
+        size_t used = strlen(tried);
+        snprintf(tried + used, sizeof tried - used, "%s%s", used ? ", " : "", folders[i]);
+        if (access(path, F_OK) != 0) continue;
         dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-        if (!dl) {
-            snprintf(bi->reason, sizeof bi->reason, "%s exists but did not load: %s", path, dlerror());
-            return;
-        }
+        if (!dl && !failed[0]) snprintf(failed, sizeof failed, "; %s exists but did not load: %s", path, dlerror());
     }
     if (!dl) {
         snprintf(bi->reason, sizeof bi->reason,
-                 "plugin libgpuport-%s.so not found (looked in %s); this gpuport was built without the %s "
+                 "plugin libgpuport-%s.so not found or not loadable (looked in %s)%s; this gpuport was built without the %s "
                  "backend, or set GPUPORT_PLUGIN_PATH to the folder that holds it",
-                 name, tried, name);
+                 name, tried, failed, name);
         gp__debug("load", "%s: %s", name, bi->reason);
         return;
     }
@@ -313,10 +323,21 @@ gp_status gp_device_default(gp_device **device)
 gp_status gp_device_synchronize(gp_device *device)
 {
     GP__CHECK_HANDLE(device, "device");
-    gp_status st = device->be->stream_synchronize(device->impl, device->default_stream->impl);
+    /* Wait outside the lock, so that other threads can make and free streams meanwhile; a
+     * stream freed while this call waits on it is the caller's bug, as with any handle. */
     pthread_mutex_lock(&device->lock);
-    for (gp_stream *s = device->streams; s && st == GP_SUCCESS; s = s->next)
-        st = device->be->stream_synchronize(device->impl, s->impl);
+    size_t n = 1;
+    for (gp_stream *s = device->streams; s; s = s->next) n++;
+    void **impls = malloc(n * sizeof *impls);
+    if (impls) {
+        n = 0;
+        impls[n++] = device->default_stream->impl;
+        for (gp_stream *s = device->streams; s; s = s->next) impls[n++] = s->impl;
+    }
     pthread_mutex_unlock(&device->lock);
+    if (!impls) return gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "gp_device_synchronize: no host memory");
+    gp_status st = GP_SUCCESS;
+    for (size_t i = 0; i < n && st == GP_SUCCESS; i++) st = device->be->stream_synchronize(device->impl, impls[i]);
+    free(impls);
     return st;
 }

@@ -83,6 +83,7 @@ gp_status gp_event_create(gp_device *device, gp_event **event)
     }
     e->be = device->be;
     e->dev = device;
+    atomic_init(&e->recorded, 0);
     *event = e;
     return GP_SUCCESS;
 }
@@ -100,7 +101,7 @@ gp_status gp_event_record(gp_event *event, gp_stream *stream)
     GP__CHECK_HANDLE(event, "event");
     gp_status st = gp__stream_for(stream, event->dev, "gp_event_record", &stream);
     if (st == GP_SUCCESS) st = event->be->event_record(event->dev->impl, event->impl, stream->impl);
-    if (st == GP_SUCCESS) event->recorded = 1;
+    if (st == GP_SUCCESS) atomic_store(&event->recorded, 1);
     return st;
 }
 
@@ -112,21 +113,21 @@ gp_status gp_stream_wait_event(gp_stream *stream, gp_event *event)
         return gp__fail(GP_ERROR_DEVICE_MISMATCH, "gp_stream_wait_event: the event is on %s:%zu, the stream on %s:%zu",
                         event->dev->info.backend, event->dev->info.backend_index, stream->dev->info.backend,
                         stream->dev->info.backend_index);
-    if (!event->recorded) return GP_SUCCESS; /* nothing to wait for, as in CUDA */
+    if (!atomic_load(&event->recorded)) return GP_SUCCESS; /* nothing to wait for, as in CUDA */
     return stream->be->stream_wait_event(stream->dev->impl, stream->impl, event->impl);
 }
 
 gp_status gp_event_synchronize(gp_event *event)
 {
     GP__CHECK_HANDLE(event, "event");
-    if (!event->recorded) return GP_SUCCESS;
+    if (!atomic_load(&event->recorded)) return GP_SUCCESS;
     return event->be->event_synchronize(event->dev->impl, event->impl);
 }
 
 gp_status gp_event_query(gp_event *event)
 {
     GP__CHECK_HANDLE(event, "event");
-    if (!event->recorded) return GP_SUCCESS;
+    if (!atomic_load(&event->recorded)) return GP_SUCCESS;
     return event->be->event_query(event->dev->impl, event->impl);
 }
 
@@ -137,8 +138,8 @@ gp_status gp_event_elapsed_ms(gp_event *start, gp_event *end, double *ms)
     GP__CHECK_OUT(ms, "ms");
     if (start->dev != end->dev)
         return gp__fail(GP_ERROR_DEVICE_MISMATCH, "gp_event_elapsed_ms: the two events are on different devices");
-    if (!start->recorded || !end->recorded)
+    if (!atomic_load(&start->recorded) || !atomic_load(&end->recorded))
         return gp__fail(GP_ERROR_INVALID_ARGUMENT, "gp_event_elapsed_ms: the %s event was never recorded",
-                        start->recorded ? "end" : "start");
+                        atomic_load(&start->recorded) ? "end" : "start");
     return start->be->event_elapsed_ms(start->dev->impl, start->impl, end->impl, ms);
 }
