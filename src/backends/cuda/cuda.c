@@ -12,42 +12,14 @@ const char *const gp__ch_vendor_driver_libs[] = {"libcuda.so.1", "libcuda.so", N
 const char gp__ch_vendor_driver_hint[] =
     "no NVIDIA driver is installed; install the NVIDIA driver (the plugin needs driver API 12.0 or newer)";
 
-static size_t cu_add(const char **paths, size_t n, size_t max, char *buf, size_t len, size_t *used, const char *dir,
-                     const char *file)
-{
-    if (n >= max || *used >= len)
-        return n;
-    int w = snprintf(buf + *used, len - *used, "%s%s%s", dir ? dir : "", dir ? "/" : "", file);
-    if (w < 0 || (size_t)w >= len - *used)
-        return n;
-    paths[n] = buf + *used;
-    *used += (size_t)w + 1;
-    return n + 1;
-}
-
-size_t gp__ch_vendor_rtc_paths(const char **paths, size_t max, char *buf, size_t buf_len)
-{
-    static const char *const names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
-    char env_dir[1024] = "";
-    const char *cuda_path = getenv("CUDA_PATH");
-    if (cuda_path && cuda_path[0])
-        snprintf(env_dir, sizeof env_dir, "%s/lib64", cuda_path);
-    /* The loader's own search first, then the toolkit the environment names, then the one
-     * this plugin was built against. */
-    const char *dirs[] = {NULL, env_dir[0] ? env_dir : NULL,
+const char *const gp__ch_vendor_rtc_libs[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so", NULL};
+/* The toolkit the environment names, then the one this plugin was built against. */
+const char *const gp__ch_vendor_rtc_dirs[] = {"$CUDA_PATH/lib64",
 #ifdef GP__CUDA_LIB_HINT
-                          GP__CUDA_LIB_HINT,
+                                              GP__CUDA_LIB_HINT,
 #endif
-                          "/usr/local/cuda/lib64"};
-    size_t n = 0, used = 0;
-    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
-        if (i > 0 && !dirs[i])
-            continue;
-        for (size_t j = 0; j < sizeof names / sizeof names[0]; j++)
-            n = cu_add(paths, n, max, buf, buf_len, &used, dirs[i], names[j]);
-    }
-    return n;
-}
+                                              "/usr/local/cuda/lib64", NULL};
+const char *gp__ch_vendor_rtc_fallback(void) { return NULL; }
 
 const char *gp__ch_vendor_error_name(ch_result r)
 {

@@ -115,29 +115,54 @@ static void ch_append(char *buf, size_t len, const char *fmt, const char *a, con
         snprintf(buf + used, len - used, fmt, a, b);
 }
 
-/* The runtime compiler is optional: without it only prebuilt binaries load. */
+/* Opens the runtime compiler at path; 1 when it is now the one in use. */
+static int ch_try_rtc(const char *path)
+{
+    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    const char *sep = ch_rtc_tried[0] ? "; " : "";
+    if (!lib) {
+        const char *e = dlerror();
+        ch_append(ch_rtc_tried, sizeof ch_rtc_tried, "%s%s", sep, e ? e : path);
+        return 0;
+    }
+    const char *missing = ch_resolve_rtc(lib);
+    if (missing) {
+        ch_append(ch_rtc_tried, sizeof ch_rtc_tried, "%s%s lacks ", sep, path);
+        ch_append(ch_rtc_tried, sizeof ch_rtc_tried, "%s%s", missing, "");
+        dlclose(lib);
+        return 0;
+    }
+    ch_rtc_lib = lib;
+    return 1;
+}
+
+/* The runtime compiler is optional: without it only prebuilt binaries load. Tried in order:
+ * the loader's own search, then each of the vendor's folders ("$VAR/sub" where VAR is set),
+ * then the vendor's fallback library. */
 static void ch_load_rtc(void)
 {
-    const char *paths[16];
-    char names[2048];
-    size_t n = gp__ch_vendor_rtc_paths(paths, 16, names, sizeof names);
     ch_rtc_tried[0] = '\0';
-    for (size_t i = 0; i < n && !ch_rtc_lib; i++) {
-        void *lib = dlopen(paths[i], RTLD_NOW | RTLD_LOCAL);
-        if (!lib) {
-            const char *e = dlerror();
-            ch_append(ch_rtc_tried, sizeof ch_rtc_tried, "%s%s", i ? "; " : "", e ? e : paths[i]);
-            continue;
+    char dir[1024], path[1200];
+    for (size_t d = 0; !ch_rtc_lib && (d == 0 || gp__ch_vendor_rtc_dirs[d - 1]); d++) {
+        const char *folder = d ? gp__ch_vendor_rtc_dirs[d - 1] : NULL;
+        if (folder && folder[0] == '$') {
+            size_t vlen = strcspn(folder + 1, "/");
+            char var[64];
+            snprintf(var, sizeof var, "%.*s", (int)(vlen < sizeof var ? vlen : sizeof var - 1), folder + 1);
+            const char *value = getenv(var);
+            if (!value || !value[0])
+                continue;
+            snprintf(dir, sizeof dir, "%s%s", value, folder + 1 + vlen);
+            folder = dir;
         }
-        const char *missing = ch_resolve_rtc(lib);
-        if (missing) {
-            ch_append(ch_rtc_tried, sizeof ch_rtc_tried, "%s%s lacks ", i ? "; " : "", paths[i]);
-            ch_append(ch_rtc_tried, sizeof ch_rtc_tried, "%s%s", missing, "");
-            dlclose(lib);
-            continue;
+        for (size_t n = 0; !ch_rtc_lib && gp__ch_vendor_rtc_libs[n]; n++) {
+            snprintf(path, sizeof path, "%s%s%s", folder ? folder : "", folder ? "/" : "", gp__ch_vendor_rtc_libs[n]);
+            ch_try_rtc(path);
         }
-        ch_rtc_lib = lib;
     }
+    const char *fallback = gp__ch_vendor_rtc_fallback();
+    if (!ch_rtc_lib && fallback)
+        ch_try_rtc(fallback);
     if (!ch_rtc_lib)
         return; /* gp__ch_rtc_loaded stays 0, so no rtc_* entry is used */
     int major = 0, minor = 0;

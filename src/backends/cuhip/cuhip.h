@@ -110,9 +110,12 @@ gp_status gp__ch_fail(ch_result r, const char *what);
 extern const char *const gp__ch_vendor_driver_libs[];
 /* What to tell a user whose driver library is missing. */
 extern const char gp__ch_vendor_driver_hint[];
-/* Puts up to max candidate paths for the runtime compiler library into paths (strings live in
- * buf); returns how many. */
-size_t gp__ch_vendor_rtc_paths(const char **paths, size_t max, char *buf, size_t buf_len);
+/* Where the runtime compiler is looked for: NULL-terminated file names, tried in the loader's
+ * search and then in each NULL-terminated folder ("$VAR/sub" where the variable is set), and
+ * last a library the vendor names (NULL for none). */
+extern const char *const gp__ch_vendor_rtc_libs[];
+extern const char *const gp__ch_vendor_rtc_dirs[];
+const char *gp__ch_vendor_rtc_fallback(void);
 /* After the driver table is resolved: initialises the driver and checks its version, filling
  * gp__ch_driver_version. On failure fills reason and returns GP_ERROR_BACKEND_UNAVAILABLE. */
 gp_status gp__ch_vendor_init(char *reason, size_t reason_len);

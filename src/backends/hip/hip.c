@@ -26,41 +26,11 @@ const char gp__ch_vendor_driver_hint[] =
 /* The driver library that was loaded, found in init: ROCm 5 keeps hiprtc inside it. */
 static char hip_driver_path[1024];
 
-static size_t hip_add(const char **paths, size_t n, size_t max, char *buf, size_t len, size_t *used,
-                      const char *dir, const char *file)
-{
-    if (n >= max || *used >= len)
-        return n;
-    int w = snprintf(buf + *used, len - *used, "%s%s%s", dir ? dir : "", dir ? "/" : "", file);
-    if (w < 0 || (size_t)w >= len - *used)
-        return n;
-    paths[n] = buf + *used;
-    *used += (size_t)w + 1;
-    return n + 1;
-}
-
-size_t gp__ch_vendor_rtc_paths(const char **paths, size_t max, char *buf, size_t buf_len)
-{
-    static const char *const names[] = {"libhiprtc.so.6", "libhiprtc.so.5", "libhiprtc.so"};
-    char env_dir[1024] = "";
-    const char *rocm_path = getenv("ROCM_PATH");
-    if (rocm_path && rocm_path[0])
-        snprintf(env_dir, sizeof env_dir, "%s/lib", rocm_path);
-    /* The loader's own search, then the ROCm the environment names, then the usual prefix. */
-    const char *dirs[] = {NULL, env_dir[0] ? env_dir : NULL, "/opt/rocm/lib"};
-    size_t n = 0, used = 0;
-    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
-        if (i > 0 && !dirs[i])
-            continue;
-        for (size_t j = 0; j < sizeof names / sizeof names[0]; j++)
-            n = hip_add(paths, n, max, buf, buf_len, &used, dirs[i], names[j]);
-    }
-    /* ROCm 5 has no separate hiprtc: the runtime itself exports it (dlopen of it again only
-     * takes another reference). */
-    if (hip_driver_path[0])
-        n = hip_add(paths, n, max, buf, buf_len, &used, NULL, hip_driver_path);
-    return n;
-}
+const char *const gp__ch_vendor_rtc_libs[] = {"libhiprtc.so.6", "libhiprtc.so.5", "libhiprtc.so", NULL};
+const char *const gp__ch_vendor_rtc_dirs[] = {"$ROCM_PATH/lib", "/opt/rocm/lib", NULL};
+/* ROCm 5 has no separate hiprtc: the runtime itself exports it (opening it again only takes
+ * another reference). */
+const char *gp__ch_vendor_rtc_fallback(void) { return hip_driver_path[0] ? hip_driver_path : NULL; }
 
 const char *gp__ch_vendor_error_name(ch_result r)
 {
