@@ -330,7 +330,8 @@ GP_API gp_status gp_reduce_to_host(gp_stream *stream, gp_reduce_op op, gp_type t
 
 /* A reduction of your own: each element x (of in_type, with its index i) is first mapped by
  * map_expression to the accumulator type, then accumulators a and b are combined by
- * combine_expression, which must be associative; identity is the accumulator's starting value.
+ * combine_expression, which must be associative and commutative (elements are combined in a
+ * device-dependent order); identity is the accumulator's starting value.
  * Example, the sum of squares: map "x * x", combine "a + b", identity "0". */
 typedef struct gp_reduce_kernel gp_reduce_kernel;
 GP_API gp_status gp_reduce_kernel_create(gp_device *device, gp_type in_type, gp_type acc_type,

@@ -1,1 +1,158 @@
-/* Built-in reduce kernels: written by the primitives work in progress. */
+/* Built-in reductions, and the template of user-defined ones (src/core/reduce.c adds those).
+ *
+ * Two kernels per reduction. NAME_partial: every work-item folds many elements into a few
+ * independent accumulators (16-byte vector loads, two in flight), then the group folds its
+ * work-items in local memory and writes one partial. NAME_final: one group folds the partials
+ * into out. Elements are combined in an order that depends on the launch, so combine must be
+ * associative and commutative.
+ *
+ * Which elements a work-item g visits, in 16-byte vectors k of the aligned middle part:
+ * k = g * first, then k += step while k < min(g * first + span, nvec). GPUs take
+ * first = 1, step = the global size (neighbouring work-items read neighbouring vectors: the
+ * loads coalesce); CPUs take first = span = a chunk, step = 1 (each work-item streams through
+ * its own contiguous chunk, as one CPU thread runs a group's work-items one after another).
+ */
+
+/* A 16-byte vector of T (member access .x .y .z .w works in OpenCL C, CUDA and HIP). */
+#if GP_TYPE == 1
+#define GP_VEC float4
+#elif GP_TYPE == 2
+#define GP_VEC double2
+#elif GP_TYPE == 3
+#define GP_VEC int4
+#elif GP_TYPE == 4
+#define GP_VEC uint4
+#elif GP_TYPE == 5
+#define GP_VEC long2
+#else
+#define GP_VEC ulong2
+#endif
+#if GP_TYPE == 2 || GP_TYPE == 5 || GP_TYPE == 6
+#define GP_VW 2
+#define GP_FOLD_VEC(a0, a1, a2, a3, v, i, MAP, COMBINE)                                          \
+    a0 = COMBINE(a0, MAP(v.x, (i)));                                                            \
+    a1 = COMBINE(a1, MAP(v.y, (i) + 1));
+#else
+#define GP_VW 4
+#define GP_FOLD_VEC(a0, a1, a2, a3, v, i, MAP, COMBINE)                                          \
+    a0 = COMBINE(a0, MAP(v.x, (i)));                                                            \
+    a1 = COMBINE(a1, MAP(v.y, (i) + 1));                                                        \
+    a2 = COMBINE(a2, MAP(v.z, (i) + 2));                                                        \
+    a3 = COMBINE(a3, MAP(v.w, (i) + 3));
+#endif
+
+/* The largest work-group the host launches these kernels with. */
+#define GP_REDUCE_GROUP 256
+
+/* Folds tile[0 .. local size) into tile[0], read by work-item 0 only; every work-item of the
+ * group must pass here. GP_RAKERS work-items fold strided columns (no bank conflicts), then
+ * work-item 0 folds theirs: two barriers, none inside a loop (CPU compilers such as pocl's
+ * take long over barriers in loops). */
+#define GP_RAKERS 16
+#define GP_REDUCE_FOLD(ACC, tile, t, COMBINE)                                                    \
+    gp_barrier();                                                                              \
+    if ((t) < GP_RAKERS) {                                                                     \
+        ACC r_ = tile[t];                                                                      \
+        for (uint k_ = (t) + GP_RAKERS; k_ < gp_local_size(0); k_ += GP_RAKERS) r_ = COMBINE(r_, tile[k_]); \
+        tile[t] = r_;                                                                          \
+    }                                                                                          \
+    gp_barrier();                                                                              \
+    if ((t) == 0) {                                                                            \
+        ACC r_ = tile[0];                                                                      \
+        for (uint k_ = 1; k_ < GP_RAKERS && k_ < gp_local_size(0); k_++) r_ = COMBINE(r_, tile[k_]); \
+        tile[0] = r_;                                                                          \
+    }
+
+#define GP_REDUCE_KERNELS(NAME, ACC, IDENT, MAP, COMBINE, OUT_T, FINISH)                         \
+    GP_KERNEL void NAME##_partial(GP_GLOBAL const T *in, ulong off, ulong n, ulong first, ulong span, \
+                                  ulong step, GP_GLOBAL ACC *partial)                          \
+    {                                                                                          \
+        GP_LOCAL ACC tile[GP_REDUCE_GROUP];                                                    \
+        uint t = gp_local_id(0);                                                               \
+        ulong g = gp_global_id(0);                                                             \
+        in += off;                                                                             \
+        /* The buffer starts 16-byte aligned: the first head elements precede the vectors. */  \
+        ulong head = (GP_VW - off % GP_VW) % GP_VW;                                            \
+        if (head > n) head = n;                                                                \
+        ulong nvec = (n - head) / GP_VW, tail = head + nvec * GP_VW;                           \
+        GP_GLOBAL const GP_VEC *v = (GP_GLOBAL const GP_VEC *)(in + head);                     \
+        ACC a0 = IDENT, a1 = IDENT, a2 = IDENT, a3 = IDENT;                                    \
+        ulong k = g * first, end = k < nvec ? (nvec - k < span ? nvec : k + span) : k;         \
+        for (; k + step < end; k += 2 * step) {                                                \
+            GP_VEC x = v[k], y = v[k + step];                                                  \
+            GP_FOLD_VEC(a0, a1, a2, a3, x, head + k * GP_VW, MAP, COMBINE)                     \
+            GP_FOLD_VEC(a0, a1, a2, a3, y, head + (k + step) * GP_VW, MAP, COMBINE)            \
+        }                                                                                      \
+        if (k < end) {                                                                         \
+            GP_VEC x = v[k];                                                                   \
+            GP_FOLD_VEC(a0, a1, a2, a3, x, head + k * GP_VW, MAP, COMBINE)                     \
+        }                                                                                      \
+        if (g < head) a0 = COMBINE(a0, MAP(in[g], g));                                         \
+        if (g < n - tail) a1 = COMBINE(a1, MAP(in[tail + g], tail + g));                       \
+        tile[t] = COMBINE(COMBINE(a0, a1), COMBINE(a2, a3));                                   \
+        GP_REDUCE_FOLD(ACC, tile, t, COMBINE)                                                  \
+        if (t == 0) partial[gp_group_id(0)] = tile[0];                                         \
+    }                                                                                          \
+    GP_KERNEL void NAME##_final(GP_GLOBAL const ACC *partial, uint count, GP_GLOBAL OUT_T *out, ulong out_off) \
+    {                                                                                          \
+        GP_LOCAL ACC tile[GP_REDUCE_GROUP];                                                    \
+        uint t = gp_local_id(0);                                                               \
+        ACC a = IDENT;                                                                         \
+        for (uint k = t; k < count; k += gp_local_size(0)) a = COMBINE(a, partial[k]);         \
+        tile[t] = a;                                                                           \
+        GP_REDUCE_FOLD(ACC, tile, t, COMBINE)                                                  \
+        if (t == 0) out[out_off] = FINISH(tile[0]);                                            \
+    }
+
+#define GP_MAP_X(x, i) (x)
+#define GP_FINISH_ACC(a) (a)
+
+#ifndef GP_REDUCE_USER
+
+/* Integer sums and products wrap as unsigned C arithmetic does (signed overflow would be
+ * undefined): the result is the exact value modulo 2^bits on every backend. */
+#if T_IS_FLOAT
+#define GP_ADD(a, b) ((a) + (b))
+#define GP_MUL(a, b) ((a) * (b))
+/* fmin/fmax ignore a NaN operand: NaN elements are skipped, as if absent. */
+#define GP_MIN(a, b) fmin((a), (b))
+#define GP_MAX(a, b) fmax((a), (b))
+#else
+#if GP_TYPE == 3 || GP_TYPE == 4
+#define GP_UT uint
+#else
+#define GP_UT ulong
+#endif
+#define GP_ADD(a, b) ((T)((GP_UT)(a) + (GP_UT)(b)))
+#define GP_MUL(a, b) ((T)((GP_UT)(a) * (GP_UT)(b)))
+#define GP_MIN(a, b) ((b) < (a) ? (b) : (a))
+#define GP_MAX(a, b) ((b) > (a) ? (b) : (a))
+#endif
+
+/* argmin/argmax fold (value, index) pairs; the smaller index wins a tie, and a NaN value
+ * never wins (it compares false), so NaNs are skipped there too. */
+typedef struct gp_vi {
+    T v;
+    ulong i;
+} gp_vi;
+GP_FUNC gp_vi gp_vi_make(T v, ulong i)
+{
+    gp_vi r;
+    r.v = v;
+    r.i = i;
+    return r;
+}
+GP_FUNC gp_vi gp_vi_min(gp_vi a, gp_vi b) { return b.v < a.v || (b.v == a.v && b.i < a.i) ? b : a; }
+GP_FUNC gp_vi gp_vi_max(gp_vi a, gp_vi b) { return b.v > a.v || (b.v == a.v && b.i < a.i) ? b : a; }
+#define GP_VI_INDEX(a) ((a).i)
+
+GP_REDUCE_KERNELS(gp_reduce_sum, T, ((T)0), GP_MAP_X, GP_ADD, T, GP_FINISH_ACC)
+GP_REDUCE_KERNELS(gp_reduce_prod, T, ((T)1), GP_MAP_X, GP_MUL, T, GP_FINISH_ACC)
+GP_REDUCE_KERNELS(gp_reduce_min, T, T_HIGHEST, GP_MAP_X, GP_MIN, T, GP_FINISH_ACC)
+GP_REDUCE_KERNELS(gp_reduce_max, T, T_LOWEST, GP_MAP_X, GP_MAX, T, GP_FINISH_ACC)
+GP_REDUCE_KERNELS(gp_reduce_argmin, gp_vi, gp_vi_make(T_HIGHEST, 18446744073709551615UL), gp_vi_make,
+                  gp_vi_min, ulong, GP_VI_INDEX)
+GP_REDUCE_KERNELS(gp_reduce_argmax, gp_vi, gp_vi_make(T_LOWEST, 18446744073709551615UL), gp_vi_make,
+                  gp_vi_max, ulong, GP_VI_INDEX)
+
+#endif

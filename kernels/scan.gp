@@ -1,1 +1,198 @@
-/* Built-in scan kernels: written by the primitives work in progress. */
+/* Built-in scans: one pass over the data with a decoupled look-back.
+ *
+ * Each work-group scans one tile of GP_SCAN_ITEMS elements per work-item. Tiles are numbered
+ * by an atomic ticket taken when the group starts, not by the group id, so a tile only ever
+ * waits on tiles whose groups are already running: no deadlock even where groups run one
+ * after another on a few CPU threads. A tile publishes its aggregate, looks back over its
+ * predecessors' published values until it meets an inclusive prefix, then publishes its own
+ * inclusive prefix. Reading the nearest predecessors in parallel costs one memory round trip
+ * where one work-item walking back would pay one per predecessor (tiles finish roughly in
+ * order, so most of a window has published when it is read).
+ *
+ * Publishing without 64-bit atomics or fences that OpenCL 1.2 lacks: every published word is
+ * one naturally aligned 64-bit store whose high half is the status (0 nothing, 1 aggregate,
+ * 2 inclusive prefix) and whose low half is 32 bits of the value, so a reader that sees a
+ * status sees the value stored with it. A 64-bit T takes two such words; a reader accepts
+ * them only when both carry the same status. The host zeroes the ticket and the words before
+ * each launch. state: [0] the ticket, then from byte 16 GP_SCAN_WORDS words per tile.
+ */
+
+#if GP_TYPE == 2 || GP_TYPE == 5 || GP_TYPE == 6
+#define GP_SCAN_WORDS 2
+#define GP_SCAN_ITEMS 8 /* src/core/scan.c sizes tiles with the same numbers */
+#define GP_SCAN_PAD(i) ((i) + ((i) >> 4))
+#else
+#define GP_SCAN_WORDS 1
+#define GP_SCAN_ITEMS 16
+#define GP_SCAN_PAD(i) ((i) + ((i) >> 5))
+#endif
+/* The largest work-group the host launches (a power of two). */
+#define GP_SCAN_GROUP 256
+#define GP_SCAN_TILE (GP_SCAN_GROUP * GP_SCAN_ITEMS)
+
+/* A value as 32-bit words, to publish it. */
+typedef union gp_scan_bits {
+    T v;
+    uint w[GP_SCAN_WORDS];
+} gp_scan_bits;
+
+GP_FUNC void gp_scan_publish(GP_GLOBAL volatile ulong *slot, uint status, T value)
+{
+    gp_scan_bits b;
+    b.v = value;
+    for (int k = 0; k < GP_SCAN_WORDS; k++) slot[k] = ((ulong)status << 32) | b.w[k];
+}
+
+/* The status of a slot (0 while its words disagree) and its value. */
+GP_FUNC uint gp_scan_read(GP_GLOBAL volatile ulong *slot, T *value)
+{
+    gp_scan_bits b;
+    uint status = 0;
+    for (int k = 0; k < GP_SCAN_WORDS; k++) {
+        ulong word = slot[k];
+        uint s = (uint)(word >> 32);
+        status = k == 0 || s == status ? s : 0;
+        b.w[k] = (uint)word;
+    }
+    *value = b.v;
+    return status;
+}
+
+/* Integer sums wrap as unsigned C arithmetic does; min and max of floats skip NaNs. */
+#if T_IS_FLOAT
+#define GP_SCAN_SUM(a, b) ((a) + (b))
+#define GP_SCAN_MIN(a, b) fmin((a), (b))
+#define GP_SCAN_MAX(a, b) fmax((a), (b))
+#else
+#if GP_TYPE == 3 || GP_TYPE == 4
+#define GP_SCAN_UT uint
+#else
+#define GP_SCAN_UT ulong
+#endif
+#define GP_SCAN_SUM(a, b) ((T)((GP_SCAN_UT)(a) + (GP_SCAN_UT)(b)))
+#define GP_SCAN_MIN(a, b) ((b) < (a) ? (b) : (a))
+#define GP_SCAN_MAX(a, b) ((b) > (a) ? (b) : (a))
+#endif
+
+/* The work-items' totals are scanned by GP_SCAN_RAKERS work-items over consecutive runs
+ * (padded against bank conflicts), then work-item 0 scans the runs' totals: a fixed number of
+ * barriers, none inside a loop (CPU compilers such as pocl's take long over those). */
+#define GP_SCAN_RAKERS 16
+#define GP_SCAN_SPAD(i) ((i) + (i) / GP_SCAN_RAKERS)
+
+#define GP_SCAN_KERNEL(NAME, OP, IDENT)                                                          \
+    GP_KERNEL void NAME(GP_GLOBAL const T *in, ulong in_off, GP_GLOBAL T *out, ulong out_off, ulong n, \
+                        uint exclusive, GP_GLOBAL uint *state)                                  \
+    {                                                                                          \
+        GP_LOCAL T buf[GP_SCAN_PAD(GP_SCAN_TILE)];                                             \
+        GP_LOCAL T sums[GP_SCAN_SPAD(GP_SCAN_GROUP)];                                          \
+        GP_LOCAL T runs[GP_SCAN_RAKERS];                                                       \
+        GP_LOCAL T look[GP_SCAN_GROUP];                                                        \
+        GP_LOCAL uint look_status[GP_SCAN_GROUP];                                              \
+        GP_LOCAL uint tile_l, first_l;                                                         \
+        GP_LOCAL T total_l, carry_l;                                                           \
+        GP_GLOBAL volatile ulong *slots = (GP_GLOBAL volatile ulong *)(state + 4);             \
+        uint t = gp_local_id(0), ls = gp_local_size(0);                                        \
+        if (t == 0) tile_l = gp_atomic_add(state, 1u);                                         \
+        gp_barrier();                                                                          \
+        uint tile = tile_l;                                                                    \
+        ulong base = (ulong)tile * ls * GP_SCAN_ITEMS;                                         \
+        in += in_off + base;                                                                   \
+        out += out_off + base;                                                                 \
+        ulong left = n - base;                                                                 \
+        /* Coalesced loads into local memory, padded so that the per-work-item reads below */ \
+        /* hit distinct banks. */                                                              \
+        for (uint k = 0; k < GP_SCAN_ITEMS; k++) {                                             \
+            uint j = k * ls + t;                                                               \
+            buf[GP_SCAN_PAD(j)] = j < left ? in[j] : IDENT;                                    \
+        }                                                                                      \
+        gp_barrier();                                                                          \
+        /* Each work-item owns GP_SCAN_ITEMS consecutive elements: their total first. */       \
+        T mine = IDENT;                                                                        \
+        for (uint k = 0; k < GP_SCAN_ITEMS; k++) mine = OP(mine, buf[GP_SCAN_PAD(t * GP_SCAN_ITEMS + k)]); \
+        sums[GP_SCAN_SPAD(t)] = mine;                                                          \
+        gp_barrier();                                                                          \
+        uint rakers = ls < GP_SCAN_RAKERS ? ls : GP_SCAN_RAKERS, run = (ls + rakers - 1) / rakers; \
+        if (t < rakers) {                                                                      \
+            T acc = IDENT;                                                                     \
+            for (uint k = t * run; k < (t + 1) * run && k < ls; k++) {                         \
+                acc = OP(acc, sums[GP_SCAN_SPAD(k)]);                                          \
+                sums[GP_SCAN_SPAD(k)] = acc;                                                   \
+            }                                                                                  \
+            runs[t] = acc;                                                                     \
+        }                                                                                      \
+        gp_barrier();                                                                          \
+        if (t == 0) {                                                                          \
+            T acc = IDENT;                                                                     \
+            for (uint r = 0; r < rakers; r++) {                                                \
+                T x = runs[r];                                                                 \
+                runs[r] = acc;                                                                 \
+                acc = OP(acc, x);                                                              \
+            }                                                                                  \
+            total_l = acc;                                                                     \
+            gp_scan_publish(slots + (ulong)tile * GP_SCAN_WORDS, tile == 0 ? 2u : 1u, acc);    \
+        }                                                                                      \
+        /* Look-back, by the whole group: work-item t waits for predecessor tile-1-t to     */ \
+        /* publish, the group finds the nearest inclusive prefix among the ls nearest and    */ \
+        /* folds everything up to it in a tree. Folding in one work-item instead made each    */ \
+        /* tile walk back over every tile still in flight. Only when none of the ls has a     */ \
+        /* prefix yet does work-item 0 walk on alone.                                         */ \
+        if (tile > 0) {                                                                        \
+            long j = (long)tile - 1 - (long)t;                                                 \
+            T v = IDENT;                                                                       \
+            uint st = 2u; /* before tile 0: an empty prefix */                                 \
+            if (j >= 0)                                                                        \
+                do st = gp_scan_read(slots + (ulong)j * GP_SCAN_WORDS, &v); while (st == 0);   \
+            look[t] = v;                                                                       \
+            look_status[t] = st;                                                               \
+            if (t == 0) first_l = ls;                                                          \
+        }                                                                                      \
+        gp_barrier();                                                                          \
+        if (tile > 0 && look_status[t] == 2u) gp_atomic_min(&first_l, t);                      \
+        gp_barrier();                                                                          \
+        uint first = first_l;                                                                  \
+        if (tile > 0 && t > first) look[t] = IDENT;                                            \
+        gp_barrier();                                                                          \
+        for (uint s = GP_SCAN_GROUP / 2; s > 0; s >>= 1) {                                     \
+            if (tile > 0 && t < s && t + s < ls) look[t] = OP(look[t + s], look[t]);          \
+            gp_barrier();                                                                      \
+        }                                                                                      \
+        if (t == 0) {                                                                          \
+            T carry = IDENT;                                                                   \
+            if (tile > 0) {                                                                    \
+                carry = look[0];                                                               \
+                for (ulong u = ls; first == ls; u++) {                                         \
+                    T v = IDENT;                                                               \
+                    uint st = 0;                                                               \
+                    while (st == 0) st = gp_scan_read(slots + (ulong)(tile - 1 - u) * GP_SCAN_WORDS, &v); \
+                    carry = OP(v, carry);                                                      \
+                    if (st == 2u) break;                                                       \
+                }                                                                              \
+                gp_scan_publish(slots + (ulong)tile * GP_SCAN_WORDS, 2u, OP(carry, total_l));  \
+            }                                                                                  \
+            carry_l = carry;                                                                   \
+        }                                                                                      \
+        gp_barrier();                                                                          \
+        T carry = OP(carry_l, runs[t / run]);                                                  \
+        if (t % run) carry = OP(carry, sums[GP_SCAN_SPAD(t - 1)]);                             \
+        for (uint k = 0; k < GP_SCAN_ITEMS; k++) {                                             \
+            uint j = GP_SCAN_PAD(t * GP_SCAN_ITEMS + k);                                       \
+            T x = buf[j];                                                                      \
+            if (exclusive) {                                                                   \
+                buf[j] = carry;                                                                \
+                carry = OP(carry, x);                                                          \
+            } else {                                                                           \
+                carry = OP(carry, x);                                                          \
+                buf[j] = carry;                                                                \
+            }                                                                                  \
+        }                                                                                      \
+        gp_barrier();                                                                          \
+        for (uint k = 0; k < GP_SCAN_ITEMS; k++) {                                             \
+            uint j = k * ls + t;                                                               \
+            if (j < left) out[j] = buf[GP_SCAN_PAD(j)];                                        \
+        }                                                                                      \
+    }
+
+GP_SCAN_KERNEL(gp_scan_sum, GP_SCAN_SUM, ((T)0))
+GP_SCAN_KERNEL(gp_scan_min, GP_SCAN_MIN, T_HIGHEST)
+GP_SCAN_KERNEL(gp_scan_max, GP_SCAN_MAX, T_LOWEST)

@@ -1,2 +1,227 @@
-/* The reduce primitive. */
+/* The reduce primitive and user-defined reductions: a partial pass over the input, then one
+ * group folds the partials (kept in the stream's scratch) into the result. */
 #include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* kernels/reduce.gp: the widest group, and the bytes of the largest accumulator (a value and
+ * its index). */
+#define GROUP 256
+#define ACC_MAX 16
+/* Groups per compute unit: enough resident work-items on a GPU to keep the memory busy; on a
+ * CPU a few chunks per thread to even out the load. */
+#define GPU_GROUPS_PER_CU 4
+#define CPU_GROUPS_PER_CU 4
+/* Each work-item gets at least this many 16-byte vectors, which bounds the partials (and so
+ * the scratch) to ACC_MAX bytes per GROUP * MIN_VECS vectors of input: under 1%. */
+#define MIN_VECS 2
+
+struct gp_reduce_kernel {
+    gp_device *dev;
+    gp_type in_type, acc_type;
+    gp_kernel *partial, *final;
+};
+
+static const char *const op_names[] = {"sum", "prod", "min", "max", "argmin", "argmax"};
+
+/* A power of two no larger than GROUP that both kernels and the device accept. */
+static size_t group_size(const gp_kernel *a, const gp_kernel *b)
+{
+    size_t limit = a->props.max_group_size;
+    if (b->props.max_group_size < limit) limit = b->props.max_group_size;
+    if (a->dev->info.max_work_group_size < limit) limit = a->dev->info.max_work_group_size;
+    if (a->dev->info.max_work_item_sizes[0] < limit) limit = a->dev->info.max_work_item_sizes[0];
+    size_t ls = GROUP;
+    while (ls > 1 && ls > limit) ls /= 2;
+    return ls;
+}
+
+/* Runs both passes on a locked stream. The result goes to out at element out_off, or, with
+ * out NULL, to the end of the scratch and from there to result on the host. */
+static gp_status run(gp_stream *s, gp_kernel *partial, gp_kernel *final, size_t in_size, size_t n, gp_view in,
+                     gp_buffer *out, size_t out_off, void *result, size_t result_size)
+{
+    const gp_device_info *info = &s->dev->info;
+    size_t ls = group_size(partial, final), vw = 16 / in_size, nvec = n / vw;
+    size_t per_cu = info->type == GP_DEVICE_CPU ? CPU_GROUPS_PER_CU : GPU_GROUPS_PER_CU;
+    size_t cus = info->compute_units ? info->compute_units : 1;
+    size_t groups = (nvec + ls * MIN_VECS - 1) / (ls * MIN_VECS);
+    if (groups > cus * per_cu) groups = cus * per_cu;
+    if (groups == 0) groups = n ? 1 : 0;
+    uint64_t first = 1, span = nvec, step = (uint64_t)groups * ls;
+    if (info->type == GP_DEVICE_CPU && groups) {
+        first = span = (nvec + groups * ls - 1) / (groups * ls);
+        step = 1;
+    }
+    size_t result_at = groups * ACC_MAX;
+    gp_buffer *scratch = NULL;
+    gp_status st = gp__scratch(s, result_at + ACC_MAX, &scratch);
+    if (st != GP_SUCCESS) return st;
+
+    uint64_t off = in.offset, count = n, dst_off = out_off;
+    size_t global = groups * ls;
+    gp_arg pargs[] = {GP_BUFFER(in.buffer), GP_VALUE(off), GP_VALUE(count), GP_VALUE(first),
+                      GP_VALUE(span), GP_VALUE(step), GP_BUFFER(scratch)};
+    if (groups) st = gp_kernel_launch(s, partial, 1, &global, &ls, 7, pargs);
+    if (st != GP_SUCCESS) return st;
+
+    uint32_t parts = (uint32_t)groups;
+    if (!out) {
+        out = scratch;
+        dst_off = result_at / result_size;
+    }
+    gp_arg fargs[] = {GP_BUFFER(scratch), GP_VALUE(parts), GP_BUFFER(out), GP_VALUE(dst_off)};
+    st = gp_kernel_launch(s, final, 1, &ls, &ls, 4, fargs);
+    if (st == GP_SUCCESS && result) st = gp_buffer_read(s, scratch, result_at, result, result_size);
+    return st;
+}
+
+/* Checks shared by the built-in and user reductions; n elements of in_type, one of out_type. */
+static gp_status check(const char *fn, gp_device *dev, gp_type in_type, size_t n, gp_view in, gp_type out_type,
+                       const gp_view *out)
+{
+    gp_status st = gp__check_view(in, in_type, n, fn, "in");
+    if (st == GP_SUCCESS && out) st = gp__check_view(*out, out_type, 1, fn, "out");
+    if (st == GP_SUCCESS && in.buffer->dev != dev)
+        st = gp__fail(GP_ERROR_DEVICE_MISMATCH, "%s: the in buffer is on %s:%zu, the kernel on %s:%zu", fn,
+                      in.buffer->dev->info.backend, in.buffer->dev->info.backend_index, dev->info.backend,
+                      dev->info.backend_index);
+    if (st == GP_SUCCESS && out && out->buffer->dev != dev)
+        st = gp__fail(GP_ERROR_DEVICE_MISMATCH, "%s: the out buffer is on %s:%zu, the in buffer on %s:%zu", fn,
+                      out->buffer->dev->info.backend, out->buffer->dev->info.backend_index, dev->info.backend,
+                      dev->info.backend_index);
+    return st;
+}
+
+static gp_status builtin(const char *fn, gp_stream *stream, gp_reduce_op op, gp_type type, size_t n, gp_view in,
+                         const gp_view *out, void *result)
+{
+    if ((unsigned)op > GP_REDUCE_ARGMAX)
+        return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: %d is not a gp_reduce_op", fn, (int)op);
+    if (!gp_type_size(type)) return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: %d is not a gp_type", fn, (int)type);
+    if (!out && !result) return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: result is NULL", fn);
+    if (!in.buffer) return gp__fail(GP_ERROR_INVALID_HANDLE, "%s: the in view has no buffer", fn);
+    gp_device *dev = in.buffer->dev;
+    int arg = op == GP_REDUCE_ARGMIN || op == GP_REDUCE_ARGMAX;
+    gp_type out_type = arg ? GP_U64 : type;
+    gp_status st = check(fn, dev, type, n, in, out_type, out);
+    const char *options = st == GP_SUCCESS ? gp__type_option(dev, type, fn) : NULL;
+    if (!options) return st != GP_SUCCESS ? st : GP_ERROR_UNSUPPORTED;
+    char pname[32], fname[32];
+    snprintf(pname, sizeof pname, "gp_reduce_%s_partial", op_names[op]);
+    snprintf(fname, sizeof fname, "gp_reduce_%s_final", op_names[op]);
+    gp_kernel *partial = NULL, *final = NULL;
+    st = gp__builtin_kernel(dev, gp__src_reduce, options, pname, &partial);
+    if (st == GP_SUCCESS) st = gp__builtin_kernel(dev, gp__src_reduce, options, fname, &final);
+    if (st == GP_SUCCESS) st = gp__primitive_begin(&stream, dev, fn);
+    if (st != GP_SUCCESS) return st;
+    st = run(stream, partial, final, gp_type_size(type), n, in, out ? out->buffer : NULL, out ? out->offset : 0,
+             result, gp_type_size(out_type));
+    gp__primitive_end(stream);
+    return st;
+}
+
+gp_status gp_reduce(gp_stream *stream, gp_reduce_op op, gp_type type, size_t n, gp_view in, gp_view out)
+{
+    return builtin("gp_reduce", stream, op, type, n, in, &out, NULL);
+}
+
+gp_status gp_reduce_to_host(gp_stream *stream, gp_reduce_op op, gp_type type, size_t n, gp_view in, void *result)
+{
+    return builtin("gp_reduce_to_host", stream, op, type, n, in, NULL, result);
+}
+
+/* The kernel dialect's name of each gp_type. */
+static const char *c_type(gp_type type)
+{
+    static const char *const names[] = {NULL, "float", "double", "int", "uint", "long", "ulong"};
+    return gp_type_size(type) ? names[type] : NULL;
+}
+
+gp_status gp_reduce_kernel_create(gp_device *device, gp_type in_type, gp_type acc_type, const char *map_expression,
+                                  const char *combine_expression, const char *identity, gp_reduce_kernel **kernel)
+{
+    static const char fn[] = "gp_reduce_kernel_create";
+    GP__CHECK_HANDLE(device, "device");
+    GP__CHECK_OUT(map_expression, "map_expression");
+    GP__CHECK_OUT(combine_expression, "combine_expression");
+    GP__CHECK_OUT(identity, "identity");
+    GP__CHECK_OUT(kernel, "kernel");
+    const char *options = gp__type_option(device, in_type, fn);
+    if (!options || !gp__type_option(device, acc_type, fn))
+        return gp_type_size(in_type) && gp_type_size(acc_type) ? GP_ERROR_UNSUPPORTED : GP_ERROR_INVALID_ARGUMENT;
+
+    /* The reduce source defines the stamping macro; the user's functions follow it, with line
+     * numbers restarting so that a compile error points into them. */
+    static const char fmt[] =
+        "#define GP_TYPE %d\n#define GP_REDUCE_USER 1\n%s\n"
+        "typedef %s gp_acc;\n"
+        "#line 1\n"
+        "GP_FUNC gp_acc gp_user_map(T x, ulong i) { (void)i; return (gp_acc)(%s); }\n"
+        "GP_FUNC gp_acc gp_user_combine(gp_acc a, gp_acc b) { return (gp_acc)(%s); }\n"
+        "#define GP_USER_IDENTITY ((gp_acc)(%s))\n"
+        "GP_REDUCE_KERNELS(gp_user_reduce, gp_acc, GP_USER_IDENTITY, gp_user_map, gp_user_combine, gp_acc,"
+        " GP_FINISH_ACC)\n";
+    int len = snprintf(NULL, 0, fmt, (int)in_type, gp__src_reduce, c_type(acc_type), map_expression,
+                       combine_expression, identity);
+    gp_reduce_kernel *k = calloc(1, sizeof *k);
+    char *src = len > 0 ? malloc((size_t)len + 1) : NULL;
+    if (!k || !src) {
+        free(k);
+        free(src);
+        return gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "%s: no host memory", fn);
+    }
+    snprintf(src, (size_t)len + 1, fmt, (int)in_type, gp__src_reduce, c_type(acc_type), map_expression,
+             combine_expression, identity);
+    gp_program *program = NULL;
+    gp_status st = gp_program_create(device, src, NULL, &program);
+    free(src);
+    if (st == GP_SUCCESS) st = gp_kernel_create(program, "gp_user_reduce_partial", &k->partial);
+    if (st == GP_SUCCESS) st = gp_kernel_create(program, "gp_user_reduce_final", &k->final);
+    gp_program_destroy(program); /* the kernels hold it */
+    if (st != GP_SUCCESS) {
+        gp_reduce_kernel_destroy(k);
+        return st;
+    }
+    k->dev = device;
+    k->in_type = in_type;
+    k->acc_type = acc_type;
+    *kernel = k;
+    return GP_SUCCESS;
+}
+
+gp_status gp_reduce_kernel_destroy(gp_reduce_kernel *kernel)
+{
+    if (!kernel) return GP_SUCCESS;
+    gp_kernel_destroy(kernel->partial);
+    gp_kernel_destroy(kernel->final);
+    free(kernel);
+    return GP_SUCCESS;
+}
+
+static gp_status user(const char *fn, gp_stream *stream, gp_reduce_kernel *kernel, size_t n, gp_view in,
+                      const gp_view *out, void *result)
+{
+    GP__CHECK_HANDLE(kernel, "kernel");
+    if (!out && !result) return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: result is NULL", fn);
+    gp_status st = check(fn, kernel->dev, kernel->in_type, n, in, kernel->acc_type, out);
+    if (st == GP_SUCCESS) st = gp__primitive_begin(&stream, kernel->dev, fn);
+    if (st != GP_SUCCESS) return st;
+    st = run(stream, kernel->partial, kernel->final, gp_type_size(kernel->in_type), n, in, out ? out->buffer : NULL,
+             out ? out->offset : 0, result, gp_type_size(kernel->acc_type));
+    gp__primitive_end(stream);
+    return st;
+}
+
+gp_status gp_reduce_kernel_run(gp_stream *stream, gp_reduce_kernel *kernel, size_t n, gp_view in, gp_view out)
+{
+    return user("gp_reduce_kernel_run", stream, kernel, n, in, &out, NULL);
+}
+
+gp_status gp_reduce_kernel_run_to_host(gp_stream *stream, gp_reduce_kernel *kernel, size_t n, gp_view in,
+                                       void *result)
+{
+    return user("gp_reduce_kernel_run_to_host", stream, kernel, n, in, NULL, result);
+}

@@ -1,2 +1,67 @@
-/* The scan primitive. */
+/* The scan primitive: one pass with a decoupled look-back (kernels/scan.gp); its ticket and
+ * published words live in the stream's scratch and are zeroed before each launch. */
 #include "internal.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* kernels/scan.gp: the widest group, elements per work-item for 4- and 8-byte types, where the
+ * per-tile words start and their bytes per tile. */
+#define GROUP 256
+#define ITEMS(size) ((size) == 4 ? 16 : 8)
+#define STATE_HEAD 16
+#define WORD_BYTES(size) ((size) == 4 ? 8 : 16)
+
+gp_status gp_scan(gp_stream *stream, gp_scan_op op, int exclusive, gp_type type, size_t n, gp_view in, gp_view out)
+{
+    static const char fn[] = "gp_scan";
+    static const char *const names[] = {"gp_scan_sum", "gp_scan_min", "gp_scan_max"};
+    if ((unsigned)op > GP_SCAN_MAX) return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: %d is not a gp_scan_op", fn, (int)op);
+    if (!gp_type_size(type)) return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: %d is not a gp_type", fn, (int)type);
+    gp_status st = gp__check_view(in, type, n, fn, "in");
+    if (st == GP_SUCCESS) st = gp__check_view(out, type, n, fn, "out");
+    if (st != GP_SUCCESS) return st;
+    gp_device *dev = in.buffer->dev;
+    if (out.buffer->dev != dev)
+        return gp__fail(GP_ERROR_DEVICE_MISMATCH, "%s: the out buffer is on %s:%zu, the in buffer on %s:%zu", fn,
+                        out.buffer->dev->info.backend, out.buffer->dev->info.backend_index, dev->info.backend,
+                        dev->info.backend_index);
+    /* A tile reads all of its input before it writes: only the same range can be shared. */
+    if (in.buffer == out.buffer && in.offset != out.offset && n && in.offset < out.offset + n &&
+        out.offset < in.offset + n)
+        return gp__fail(GP_ERROR_INVALID_ARGUMENT,
+                        "%s: in [%zu, +%zu) and out [%zu, +%zu) overlap; out may be in only at the same offset", fn,
+                        in.offset, n, out.offset, n);
+    const char *options = gp__type_option(dev, type, fn);
+    if (!options) return GP_ERROR_UNSUPPORTED;
+    gp_kernel *kernel = NULL;
+    st = gp__builtin_kernel(dev, gp__src_scan, options, names[op], &kernel);
+    if (st == GP_SUCCESS) st = gp__primitive_begin(&stream, dev, fn);
+    if (st != GP_SUCCESS || n == 0) {
+        if (st == GP_SUCCESS) gp__primitive_end(stream);
+        return st;
+    }
+
+    size_t limit = kernel->props.max_group_size, size = gp_type_size(type), ls = GROUP;
+    if (dev->info.max_work_group_size < limit) limit = dev->info.max_work_group_size;
+    if (dev->info.max_work_item_sizes[0] < limit) limit = dev->info.max_work_item_sizes[0];
+    while (ls > 1 && ls > limit) ls /= 2;
+    size_t tile = ls * ITEMS(size), tiles = n / tile + (n % tile != 0);
+    if (tiles > UINT32_MAX) {
+        gp__primitive_end(stream);
+        return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: %zu elements are more tiles than a 32-bit ticket counts", fn, n);
+    }
+    size_t state_bytes = STATE_HEAD + tiles * WORD_BYTES(size);
+    gp_buffer *scratch = NULL;
+    st = gp__scratch(stream, state_bytes, &scratch);
+    static const uint32_t zero = 0;
+    if (st == GP_SUCCESS) st = gp_buffer_fill_async(stream, scratch, 0, state_bytes, &zero, sizeof zero);
+    uint64_t in_off = in.offset, out_off = out.offset, count = n;
+    uint32_t excl = exclusive != 0;
+    size_t global = tiles * ls;
+    gp_arg args[] = {GP_BUFFER(in.buffer), GP_VALUE(in_off), GP_BUFFER(out.buffer), GP_VALUE(out_off),
+                     GP_VALUE(count),      GP_VALUE(excl),   GP_BUFFER(scratch)};
+    if (st == GP_SUCCESS) st = gp_kernel_launch(stream, kernel, 1, &global, &ls, 7, args);
+    gp__primitive_end(stream);
+    return st;
+}
