@@ -1,13 +1,13 @@
 /* Built-in scans: one pass over the data with a decoupled look-back.
  *
- * Each work-group scans one tile of GP_SCAN_ITEMS elements per work-item. Tiles are numbered
- * by an atomic ticket taken when the group starts, not by the group id, so a tile only ever
- * waits on tiles whose groups are already running: no deadlock even where groups run one
- * after another on a few CPU threads. A tile publishes its aggregate, looks back over its
- * predecessors' published values until it meets an inclusive prefix, then publishes its own
- * inclusive prefix. Reading the nearest predecessors in parallel costs one memory round trip
- * where one work-item walking back would pay one per predecessor (tiles finish roughly in
- * order, so most of a window has published when it is read).
+ * Each work-group scans one tile of GP_SCAN_ITEMS elements per work-item. On GPUs a tile is
+ * its group's id: they start groups in id order, so a tile only waits on tiles already
+ * running. Elsewhere (pocl runs groups on a few threads in no promised order) a tile takes a
+ * ticket from an atomic counter when its group starts, which gives the same guarantee. A tile
+ * publishes its aggregate, looks back over its predecessors' published values until it meets
+ * an inclusive prefix, then publishes its own inclusive prefix. The group reads the
+ * GP_SCAN_LOOK nearest predecessors at once and folds them in a tree: one memory round trip
+ * and a few barriers, where one work-item walking back would pay one round trip per tile.
  *
  * Publishing without 64-bit atomics or fences that OpenCL 1.2 lacks: every published word is
  * one naturally aligned 64-bit store whose high half is the status (0 nothing, 1 aggregate,
@@ -26,8 +26,10 @@
 #define GP_SCAN_ITEMS 16
 #define GP_SCAN_PAD(i) ((i) + ((i) >> 5))
 #endif
-/* The largest work-group the host launches (a power of two). */
+/* The largest work-group the host launches (a power of two), and how many predecessors a
+ * tile reads at once when it looks back (a power of two, at most the group). */
 #define GP_SCAN_GROUP 256
+#define GP_SCAN_LOOK 32
 #define GP_SCAN_TILE (GP_SCAN_GROUP * GP_SCAN_ITEMS)
 
 /* A value as 32-bit words, to publish it. */
@@ -82,30 +84,36 @@ GP_FUNC uint gp_scan_read(GP_GLOBAL volatile ulong *slot, T *value)
 
 #define GP_SCAN_KERNEL(NAME, OP, IDENT)                                                          \
     GP_KERNEL void NAME(GP_GLOBAL const T *in, ulong in_off, GP_GLOBAL T *out, ulong out_off, ulong n, \
-                        uint exclusive, GP_GLOBAL uint *state)                                  \
+                        uint exclusive, uint ticket, GP_GLOBAL uint *state)                     \
     {                                                                                          \
         GP_LOCAL T buf[GP_SCAN_PAD(GP_SCAN_TILE)];                                             \
         GP_LOCAL T sums[GP_SCAN_SPAD(GP_SCAN_GROUP)];                                          \
         GP_LOCAL T runs[GP_SCAN_RAKERS];                                                       \
-        GP_LOCAL T look[GP_SCAN_GROUP];                                                        \
-        GP_LOCAL uint look_status[GP_SCAN_GROUP];                                              \
-        GP_LOCAL uint tile_l, first_l;                                                         \
+        GP_LOCAL T look[GP_SCAN_LOOK];                                                         \
+        GP_LOCAL uint look_status[GP_SCAN_LOOK];                                               \
+        GP_LOCAL uint tile_l;                                                                  \
         GP_LOCAL T total_l, carry_l;                                                           \
         GP_GLOBAL volatile ulong *slots = (GP_GLOBAL volatile ulong *)(state + 4);             \
         uint t = gp_local_id(0), ls = gp_local_size(0);                                        \
-        if (t == 0) tile_l = gp_atomic_add(state, 1u);                                         \
-        gp_barrier();                                                                          \
-        uint tile = tile_l;                                                                    \
+        /* Tiles in the order groups start: a ticket where groups may start in any order   */ \
+        /* (CPUs); GPUs start them in id order, as single-pass scans everywhere rely on.     */ \
+        if (ticket && t == 0) tile_l = gp_atomic_add(state, 1u);                               \
+        if (ticket) gp_barrier();                                                              \
+        uint tile = ticket ? tile_l : gp_group_id(0);                                          \
         ulong base = (ulong)tile * ls * GP_SCAN_ITEMS;                                         \
         in += in_off + base;                                                                   \
         out += out_off + base;                                                                 \
         ulong left = n - base;                                                                 \
-        /* Coalesced loads into local memory, padded so that the per-work-item reads below */ \
-        /* hit distinct banks. */                                                              \
-        for (uint k = 0; k < GP_SCAN_ITEMS; k++) {                                             \
-            uint j = k * ls + t;                                                               \
-            buf[GP_SCAN_PAD(j)] = j < left ? in[j] : IDENT;                                    \
+        /* Coalesced loads, all issued before any is used (a load stored straight to local */ \
+        /* memory waits for the one before it), then into local memory, padded so that the  */ \
+        /* per-work-item reads below hit distinct banks. */                                    \
+        T r[GP_SCAN_ITEMS];                                                                    \
+        if (left >= (ulong)ls * GP_SCAN_ITEMS) {                                               \
+            for (uint k = 0; k < GP_SCAN_ITEMS; k++) r[k] = in[k * ls + t];                    \
+        } else {                                                                               \
+            for (uint k = 0; k < GP_SCAN_ITEMS; k++) r[k] = k * ls + t < left ? in[k * ls + t] : IDENT; \
         }                                                                                      \
+        for (uint k = 0; k < GP_SCAN_ITEMS; k++) buf[GP_SCAN_PAD(k * ls + t)] = r[k];          \
         gp_barrier();                                                                          \
         /* Each work-item owns GP_SCAN_ITEMS consecutive elements: their total first. */       \
         T mine = IDENT;                                                                        \
@@ -133,11 +141,13 @@ GP_FUNC uint gp_scan_read(GP_GLOBAL volatile ulong *slot, T *value)
             gp_scan_publish(slots + (ulong)tile * GP_SCAN_WORDS, tile == 0 ? 2u : 1u, acc);    \
         }                                                                                      \
         /* Look-back, by the whole group: work-item t waits for predecessor tile-1-t to     */ \
-        /* publish, the group finds the nearest inclusive prefix among the ls nearest and    */ \
-        /* folds everything up to it in a tree. Folding in one work-item instead made each    */ \
-        /* tile walk back over every tile still in flight. Only when none of the ls has a     */ \
-        /* prefix yet does work-item 0 walk on alone.                                         */ \
-        if (tile > 0) {                                                                        \
+        /* publish, then one tree folds the window from the nearest predecessor back to the */ \
+        /* nearest inclusive prefix: a pair (value, holds a prefix) combines with an older   */ \
+        /* one only while it holds none. Folding in one work-item instead made each tile     */ \
+        /* walk back over every tile still in flight. Only when none of the ls has a prefix  */ \
+        /* yet does work-item 0 walk on alone.                                                */ \
+        uint look_n = ls < GP_SCAN_LOOK ? ls : GP_SCAN_LOOK;                                   \
+        if (tile > 0 && t < look_n) {                                                          \
             long j = (long)tile - 1 - (long)t;                                                 \
             T v = IDENT;                                                                       \
             uint st = 2u; /* before tile 0: an empty prefix */                                 \
@@ -145,23 +155,21 @@ GP_FUNC uint gp_scan_read(GP_GLOBAL volatile ulong *slot, T *value)
                 do st = gp_scan_read(slots + (ulong)j * GP_SCAN_WORDS, &v); while (st == 0);   \
             look[t] = v;                                                                       \
             look_status[t] = st;                                                               \
-            if (t == 0) first_l = ls;                                                          \
         }                                                                                      \
         gp_barrier();                                                                          \
-        if (tile > 0 && look_status[t] == 2u) gp_atomic_min(&first_l, t);                      \
-        gp_barrier();                                                                          \
-        uint first = first_l;                                                                  \
-        if (tile > 0 && t > first) look[t] = IDENT;                                            \
-        gp_barrier();                                                                          \
-        for (uint s = GP_SCAN_GROUP / 2; s > 0; s >>= 1) {                                     \
-            if (tile > 0 && t < s && t + s < ls) look[t] = OP(look[t + s], look[t]);          \
+        for (uint s = 1; s < GP_SCAN_LOOK; s <<= 1) { /* adjacent runs, nearest first */       \
+            if (tile > 0 && t % (2 * s) == 0 && t + s < look_n && look_status[t] != 2u) {      \
+                look[t] = OP(look[t + s], look[t]);                                            \
+                look_status[t] = look_status[t + s];                                           \
+            }                                                                                  \
             gp_barrier();                                                                      \
         }                                                                                      \
+        uint first = tile > 0 && look_status[0] == 2u ? 0u : look_n;                           \
         if (t == 0) {                                                                          \
             T carry = IDENT;                                                                   \
             if (tile > 0) {                                                                    \
                 carry = look[0];                                                               \
-                for (ulong u = ls; first == ls; u++) {                                         \
+                for (ulong u = look_n; first == look_n; u++) {                                 \
                     T v = IDENT;                                                               \
                     uint st = 0;                                                               \
                     while (st == 0) st = gp_scan_read(slots + (ulong)(tile - 1 - u) * GP_SCAN_WORDS, &v); \

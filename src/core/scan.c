@@ -58,10 +58,12 @@ gp_status gp_scan(gp_stream *stream, gp_scan_op op, int exclusive, gp_type type,
     if (st == GP_SUCCESS) st = gp_buffer_fill_async(stream, scratch, 0, state_bytes, &zero, sizeof zero);
     uint64_t in_off = in.offset, out_off = out.offset, count = n;
     uint32_t excl = exclusive != 0;
+    /* Only GPUs start work-groups in id order; elsewhere tiles are numbered by a ticket. */
+    uint32_t ticket = dev->info.type != GP_DEVICE_GPU;
     size_t global = tiles * ls;
     gp_arg args[] = {GP_BUFFER(in.buffer), GP_VALUE(in_off), GP_BUFFER(out.buffer), GP_VALUE(out_off),
-                     GP_VALUE(count),      GP_VALUE(excl),   GP_BUFFER(scratch)};
-    if (st == GP_SUCCESS) st = gp_kernel_launch(stream, kernel, 1, &global, &ls, 7, args);
+                     GP_VALUE(count),      GP_VALUE(excl),   GP_VALUE(ticket),      GP_BUFFER(scratch)};
+    if (st == GP_SUCCESS) st = gp_kernel_launch(stream, kernel, 1, &global, &ls, 8, args);
     gp__primitive_end(stream);
     return st;
 }

@@ -4,6 +4,7 @@
 #ifndef GPUPORT_OPENCL_INTERNAL_H
 #define GPUPORT_OPENCL_INTERNAL_H
 
+#include <pthread.h>
 #include <CL/cl.h>
 #include <CL/cl_ext.h>
 
@@ -54,6 +55,12 @@ typedef struct gp__cl_dev {
     cl_mem scratch; /* timing target for event_record where markers carry no profiling times */
     char name[256];
     char cache_id[1024];
+    /* pocl (4.0 to at least 5.0) matches the wrong entry of its kernel cache when one kernel
+     * runs with two grid sizes at once, and aborts. On pocl each kernel command therefore waits
+     * for the device's previous one: the CPU runs one kernel at a time there anyway. */
+    int serialize_kernels;
+    pthread_mutex_t kernel_lock;
+    cl_event last_kernel;
 } gp__cl_dev;
 
 extern const gp__host *gp__cl_host; /* given to init */

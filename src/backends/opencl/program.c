@@ -348,13 +348,26 @@ gp_status gp__cl_launch(void *dev, void *stream, void *kernel, unsigned dims, co
     for (unsigned i = 0; i < 3; i++)
         global[i] = groups[i] * local[i];
 
+    gp__cl_dev *d = dev;
     gp_status st = GP_SUCCESS;
     pthread_mutex_lock(&k->lock);
     for (size_t i = 0; i < nargs && st == GP_SUCCESS; i++)
         st = gp__cl_set_arg(k, i, &args[i]);
     cl_int err = CL_SUCCESS;
-    if (st == GP_SUCCESS)
+    if (st == GP_SUCCESS && d->serialize_kernels) { /* see gp__cl_dev */
+        pthread_mutex_lock(&d->kernel_lock);
+        cl_event done = NULL;
+        err = gp__cl.clEnqueueNDRangeKernel(stream, k->k, dims, NULL, global, local, d->last_kernel ? 1 : 0,
+                                            d->last_kernel ? &d->last_kernel : NULL, &done);
+        if (err == CL_SUCCESS) {
+            if (d->last_kernel)
+                gp__cl.clReleaseEvent(d->last_kernel);
+            d->last_kernel = done;
+        }
+        pthread_mutex_unlock(&d->kernel_lock);
+    } else if (st == GP_SUCCESS) {
         err = gp__cl.clEnqueueNDRangeKernel(stream, k->k, dims, NULL, global, local, 0, NULL, NULL);
+    }
     pthread_mutex_unlock(&k->lock);
     if (err != CL_SUCCESS)
         st = gp__cl_launch_failed(k, err, dims, groups, local);

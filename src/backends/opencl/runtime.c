@@ -302,6 +302,7 @@ static void gp__cl_fill_info(gp__cl_dev *d, gp_device_info *info)
              pversion ? pversion : "");
     snprintf(d->cache_id, sizeof d->cache_id, "opencl|%s|%s|%s|%s|%s|%s", pname ? pname : "", pversion ? pversion : "",
              d->name, dversion ? dversion : "", info->driver_version, cversion ? cversion : "");
+    d->serialize_kernels = pname && strstr(pname, "Portable Computing Language") != NULL;
     free(pname);
     free(pversion);
     free(dversion);
@@ -316,6 +317,9 @@ static void gp__cl_device_close(void *dev)
         return;
     if (d->scratch)
         gp__cl.clReleaseMemObject(d->scratch);
+    if (d->last_kernel)
+        gp__cl.clReleaseEvent(d->last_kernel);
+    pthread_mutex_destroy(&d->kernel_lock);
     if (d->ctx)
         gp__cl.clReleaseContext(d->ctx);
     free(d);
@@ -333,6 +337,7 @@ static gp_status gp__cl_device_open(size_t index, void **dev, gp_device_info *in
     d->platform = gp__found[index].platform;
     d->id = gp__found[index].device;
     gp__cl_take_text(d->name, sizeof d->name, gp__cl_device_text(d->id, CL_DEVICE_NAME));
+    pthread_mutex_init(&d->kernel_lock, NULL);
 
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)d->platform, 0};
     cl_int err;
