@@ -366,7 +366,7 @@ static void every_op(gp_type t)
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
             check_map(&c, (gp_map_op)op, sizes[s], 0, lanes, 2 * lanes, 0);
             check_map(&c, (gp_map_op)op, sizes[s], 5, 5, 5 + lanes, 0);
-            check_map(&c, (gp_map_op)op, sizes[s], 3, 1, 5, 0);
+            check_map(&c, (gp_map_op)op, sizes[s], 2, 1, 5, 0); /* odd distances: never vectors */
             if (uses_x((gp_map_op)op)) check_map(&c, (gp_map_op)op, sizes[s], 0, lanes, 3 * lanes, 1);
         }
     }

@@ -124,6 +124,7 @@ static inline tv_val tv_lowest(gp_type t)
 
 typedef enum tv_kind {
     TV_SUM,   /* floats in [-1, 1); integers of every bit pattern (sums wrap) */
+    TV_EXACT, /* -1, 0 or +1: every partial sum of up to 2^26 of them is exact in f32 */
     TV_PROD,  /* floats within 1/128 of 1, so that long products stay finite; odd integers */
     TV_ORDER  /* few distinct values, so that ties are common; floats with a NaN every 61 */
 } tv_kind;
@@ -138,6 +139,7 @@ static inline void tv_fill(gp_type t, void *data, size_t n, tv_kind kind, uint64
         memset(&v, 0, sizeof v);
         if (tv_is_float(t)) {
             double x = kind == TV_SUM ? 2 * f - 1 : kind == TV_PROD ? 1 + (f - 0.5) / 64 : floor(f * 200) / 8 - 12;
+            if (kind == TV_EXACT) x = floor(f * 3) - 1;
             if (kind == TV_ORDER && i % 61 == 60) x = NAN;
             if (t == GP_F32) v.f32 = (float)x;
             else v.f64 = x;

@@ -45,6 +45,9 @@ static gp_status run(gp_stream *s, gp_kernel *partial, gp_kernel *final, size_t 
 {
     const gp_device_info *info = &s->dev->info;
     size_t ls = group_size(partial, final), vw = 16 / in_size, nvec = n / vw;
+    if (ls < 16) /* the kernels give the unaligned head and tail to work-items 0..3 of the grid */
+        return gp__fail(GP_ERROR_UNSUPPORTED, "gp_reduce: %s:%zu allows work-groups of %zu; the reduction needs 16",
+                        info->backend, info->backend_index, ls);
     size_t per_cu = info->type == GP_DEVICE_CPU ? CPU_GROUPS_PER_CU : GPU_GROUPS_PER_CU;
     size_t cus = info->compute_units ? info->compute_units : 1;
     size_t groups = (nvec + ls * MIN_VECS - 1) / (ls * MIN_VECS);

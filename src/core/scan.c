@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 /* kernels/scan.gp: the widest group, elements per work-item for 4- and 8-byte types, where the
  * per-tile words start and their bytes per tile. */
@@ -46,6 +47,11 @@ gp_status gp_scan(gp_stream *stream, gp_scan_op op, int exclusive, gp_type type,
     if (dev->info.max_work_group_size < limit) limit = dev->info.max_work_group_size;
     if (dev->info.max_work_item_sizes[0] < limit) limit = dev->info.max_work_item_sizes[0];
     while (ls > 1 && ls > limit) ls /= 2;
+    if (ls < 64) { /* smaller tiles would need more than 1% of the input for their words */
+        gp__primitive_end(stream);
+        return gp__fail(GP_ERROR_UNSUPPORTED, "%s: %s:%zu allows work-groups of %zu; the scan needs 64", fn,
+                        dev->info.backend, dev->info.backend_index, ls);
+    }
     size_t tile = ls * ITEMS(size), tiles = n / tile + (n % tile != 0);
     if (tiles > UINT32_MAX) {
         gp__primitive_end(stream);
@@ -58,8 +64,12 @@ gp_status gp_scan(gp_stream *stream, gp_scan_op op, int exclusive, gp_type type,
     if (st == GP_SUCCESS) st = gp_buffer_fill_async(stream, scratch, 0, state_bytes, &zero, sizeof zero);
     uint64_t in_off = in.offset, out_off = out.offset, count = n;
     uint32_t excl = exclusive != 0;
-    /* Only GPUs start work-groups in id order; elsewhere tiles are numbered by a ticket. */
-    uint32_t ticket = dev->info.type != GP_DEVICE_GPU;
+    /* NVIDIA's and AMD's GPUs start work-groups in id order, which CUDA and HIP scans rely on
+     * too; no standard promises it, so every other device numbers tiles by a ticket. */
+    int ordered = dev->info.type == GP_DEVICE_GPU &&
+                  (strcmp(dev->info.backend, "opencl") != 0 || strstr(dev->info.vendor, "NVIDIA") ||
+                   strstr(dev->info.vendor, "Advanced Micro Devices") || strstr(dev->info.vendor, "AMD"));
+    uint32_t ticket = !ordered;
     size_t global = tiles * ls;
     gp_arg args[] = {GP_BUFFER(in.buffer), GP_VALUE(in_off), GP_BUFFER(out.buffer), GP_VALUE(out_off),
                      GP_VALUE(count),      GP_VALUE(excl),   GP_VALUE(ticket),      GP_BUFFER(scratch)};
