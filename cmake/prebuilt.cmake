@@ -5,7 +5,8 @@
 # source and options match an entry exactly.
 #
 # gpuport_prebuilt(OUT_C KIND PRELUDE COMPILER FLAGS...): KIND is CUDA (nvcc --fatbin) or HIP
-# (hipcc --genco); with no COMPILER the table is empty and everything is compiled at run time.
+# (hipcc --genco); PRELUDE the list of prelude files, joined in order as the plugin joins them;
+# with no COMPILER the table is empty and everything is compiled at run time.
 function(gpuport_prebuilt out_c kind prelude compiler)
   set(dir ${CMAKE_CURRENT_BINARY_DIR}/prebuilt)
   set(manifest "")
@@ -21,7 +22,10 @@ function(gpuport_prebuilt out_c kind prelude compiler)
       string(REGEX REPLACE " +" " " opts "${opts}")
       # The options become #defines after the prelude: on the command line they would reach
       # the vendor's own headers too (a -DT=float breaks HIP's templates).
-      set(wrapper "#include \"${prelude}\"\n")
+      set(wrapper "")
+      foreach(p IN LISTS prelude)
+        string(APPEND wrapper "#include \"${p}\"\n")
+      endforeach()
       separate_arguments(words UNIX_COMMAND "${opts}")
       foreach(w IN LISTS words)
         string(REGEX REPLACE "^-D([^=]+)=?(.*)$" "\\1;\\2" nv "${w}")

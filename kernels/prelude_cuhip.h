@@ -1,0 +1,51 @@
+/* The gpuport kernel dialect on CUDA and HIP C++, which spell it alike: put after
+ * prelude_cuda.h or prelude_hip.h. docs/kernel-dialect.md describes every name. */
+#define GP_HAS_FP64 1
+
+/* OpenCL C's unsigned type names (HIP's headers declare the same; an identical typedef may repeat). */
+typedef unsigned char uchar;
+typedef unsigned short ushort;
+typedef unsigned int uint;
+typedef unsigned long ulong;
+
+#define GP_KERNEL extern "C" __global__
+#define GP_FUNC static __device__ __forceinline__
+#define GP_GLOBAL
+#define GP_LOCAL __shared__
+#define GP_CONSTANT __constant__
+#define GP_RESTRICT __restrict__
+
+/* All GP_LOCAL_ARG parameters share the launch's dynamic shared memory; each parameter is the
+ * byte offset of its part, and GP_LOCAL_BIND turns it into a pointer. */
+extern __shared__ __attribute__((aligned(16))) unsigned char gp__dynamic_local[];
+#define GP_LOCAL_ARG(T, name) unsigned int name##_gp_offset
+#define GP_LOCAL_BIND(T, name) T *name = (T *)(gp__dynamic_local + name##_gp_offset)
+#define GP_LOCAL_PTR(T) T *
+
+/* threadIdx.x and friends are distinct types in HIP, so each is converted before choosing. */
+#define GP__PICK(v, d) ((d) == 0 ? (uint)(v).x : (d) == 1 ? (uint)(v).y : (uint)(v).z)
+#define gp_local_id(d) GP__PICK(threadIdx, (d))
+#define gp_group_id(d) GP__PICK(blockIdx, (d))
+#define gp_local_size(d) GP__PICK(blockDim, (d))
+#define gp_num_groups(d) GP__PICK(gridDim, (d))
+#define gp_global_id(d) (gp_group_id(d) * gp_local_size(d) + gp_local_id(d))
+#define gp_global_size(d) (gp_num_groups(d) * gp_local_size(d))
+
+/* A work-group-scope fence on every address space around the hardware barrier, so global
+ * writes are seen too, as on the other backends. */
+#define gp_barrier() __syncthreads()
+
+/* 32-bit integer atomics on global or local memory; each returns the old value. */
+#define gp_atomic_add(p, v) atomicAdd((p), (v))
+#define gp_atomic_sub(p, v) atomicSub((p), (v))
+#define gp_atomic_min(p, v) atomicMin((p), (v))
+#define gp_atomic_max(p, v) atomicMax((p), (v))
+#define gp_atomic_xchg(p, v) atomicExch((p), (v))
+#define gp_atomic_cas(p, cmp, v) atomicCAS((p), (cmp), (v))
+
+/* OpenCL C names the dialect keeps. */
+#define mad(a, b, c) ((a) * (b) + (c))
+
+/* Positive infinity of float and double. */
+#define GP_INFINITY_F __int_as_float(0x7f800000)
+#define GP_INFINITY_D __longlong_as_double(0x7ff0000000000000LL)
