@@ -44,12 +44,13 @@
  *   - optionally CH_RTC_DEFINES_IN_SOURCE, when the runtime compiler must get the -D build
  *     options as #define lines at the top of the source instead (hiprtc: see its binding).
  *
- * And the vendor .c must define the gp__ch_vendor_* functions declared below; HIP's are:
- * driver libraries libamdhip64.so.5/.so.6/.so, hiprtc libhiprtc.so.6/.so.5/.so or else the
- * driver library itself (ROCm 5 has hiprtc inside it); init = hipInit plus the
- * version check; enter = hipSetDevice when hipGetDevice differs; device_open = the gfx name
- * from hipGetDeviceProperties; rtc options --offload-arch=gfxNNN; code = hiprtcGetCode as
- * GP__CH_CODE_HIP; the 8-byte fill kernel as a hiprtc-built or embedded code object.
+ * And the vendor .c must define the gp__ch_vendor_* functions and tables declared below; HIP's
+ * are: driver libraries libamdhip64.so.5/.so.6/.so, hiprtc libhiprtc.so.6/.so.5/.so or else
+ * the driver library itself (ROCm 5 has hiprtc inside it); init = hipInit plus the version
+ * check; enter = hipSetDevice when hipGetDevice differs; device_open = the gfx name from
+ * hipGetDeviceProperties; rtc options --offload-arch=gfxNNN; code = hiprtcGetCode as
+ * GP__CH_CODE_HIP. The plugin's build also provides gp__ch_prelude, gp__ch_fill_source
+ * (kernels/fill.gp) and the prebuilt table (cmake/prebuilt.cmake).
  */
 #ifndef GPUPORT_CUHIP_H
 #define GPUPORT_CUHIP_H
@@ -79,7 +80,7 @@ typedef struct gp__ch_device {
     int ordinal;
     char name[256];
     ch_vendor_device v;
-    /* The 8-byte fill kernel, loaded on first use. */
+    /* kernels/fill.gp, for 8-byte patterns: prebuilt or compiled on first use. */
     pthread_mutex_t fill_lock;
     ch_module fill_module;
     ch_function fill_function;
