@@ -738,11 +738,13 @@ int main(int argc, char **argv)
         dev_run *d = &runs[i];
         d->dev = devs[i];
         d->cuda_device = -1;
-        if (gp_device_get_info(d->dev, &d->info)) {
+        gp_device_info info; /* a copy: gcc's -Wrestrict takes fields of one struct for overlap */
+        if (gp_device_get_info(d->dev, &info)) {
             fprintf(stderr, "gpuport-bench: %s\n", gp_last_error());
             return 1;
         }
-        snprintf(d->spec, sizeof d->spec, "%s:%zu", d->info.backend, d->info.backend_index);
+        d->info = info;
+        snprintf(d->spec, sizeof d->spec, "%s:%zu", info.backend, info.backend_index);
         d->n = device_size(&d->info);
         fprintf(banner, "%-9s %s (%s), backend %s, driver %s, runtime %s, %.1f GiB, %u compute units, %zu elements\n",
                 d->spec, d->info.name, d->info.vendor, d->info.backend, d->info.driver_version,
@@ -762,8 +764,8 @@ int main(int argc, char **argv)
             else
                 fprintf(banner, "          anchor unavailable: %s\n", d->anchor_why);
         } else {
-            snprintf(d->anchor_why, sizeof d->anchor_why, "no vendor anchor for %s devices of %s yet",
-                     d->info.backend, d->info.vendor);
+            snprintf(d->anchor_why, sizeof d->anchor_why, "no vendor anchor for %s devices of %s yet", info.backend,
+                     info.vendor);
         }
     }
     if (cua.run)
