@@ -354,6 +354,86 @@ GP_API gp_status gp_scan(gp_stream *stream, gp_scan_op op, int exclusive, gp_typ
  * needs it. */
 GP_API gp_status gp_stream_trim(gp_stream *stream);
 
+/* ---- Stencils -------------------------------------------------------------------------- */
+/* A grid is a dense array of nx * ny * nz elements from its view's offset, x varying fastest
+ * (cell (x, y, z) is element x + nx * (y + ny * z)); nz is 1 for the 2D shapes. */
+
+typedef enum gp_stencil_shape {
+    GP_STENCIL_5POINT = 1, /* 2D, weights: centre, west (x-1), east (x+1), south (y-1), north (y+1) */
+    GP_STENCIL_3X3 = 2,    /* 2D, weights: the 3x3 block row by row, (x-1, y-1) (x, y-1) ... (x+1, y+1) */
+    GP_STENCIL_7POINT = 3  /* 3D, weights: centre, x-1, x+1, y-1, y+1, z-1, z+1 */
+} gp_stencil_shape;
+
+typedef enum gp_boundary {
+    GP_BOUNDARY_FIXED = 0, /* cells on the grid's edge are copied from the input unchanged */
+    GP_BOUNDARY_CLAMP = 1, /* every cell is updated; a neighbour off the grid is the nearest edge cell */
+    GP_BOUNDARY_ZERO = 2   /* every cell is updated; a neighbour off the grid counts as 0 */
+} gp_boundary;
+
+typedef struct gp_stencil {
+    gp_stencil_shape shape;
+    gp_type type;         /* GP_F32 or GP_F64 */
+    gp_boundary boundary;
+    size_t nx, ny, nz;    /* nz: 1 for 2D shapes */
+    double weights[9];    /* 5, 9 or 7 of them, in the shape's order above */
+    double source_weight; /* with a source grid: out += source_weight * source */
+} gp_stencil;
+
+/* out = the weighted sum of each cell's neighbours in `in` (plus source_weight * source where
+ * source.buffer is not NULL), out of place: out must not overlap in or source. The Jacobi step
+ * u' = (u_n + u_s + u_e + u_w + h^2 f) / 4 is GP_STENCIL_5POINT with weights {0, .25, .25, .25,
+ * .25}, source_weight h^2 / 4 and GP_BOUNDARY_FIXED. */
+GP_API gp_status gp_stencil_apply(gp_stream *stream, const gp_stencil *stencil, gp_view out, gp_view in,
+                                  gp_view source);
+/* steps applications, ping-ponging a -> b -> a ...: the result is in b after an odd number of
+ * steps and in a after an even one (0 steps: nothing runs); *result (when not NULL) is that view. */
+GP_API gp_status gp_stencil_run(gp_stream *stream, const gp_stencil *stencil, size_t steps, gp_view a, gp_view b,
+                                gp_view source, gp_view *result);
+
+/* ---- Matrix multiply ------------------------------------------------------------------- */
+
+typedef enum gp_layout { GP_ROW_MAJOR = 0, GP_COL_MAJOR = 1 } gp_layout;
+typedef enum gp_transpose { GP_NO_TRANS = 0, GP_TRANS = 1 } gp_transpose;
+
+typedef enum gp_gemm_impl {
+    GP_GEMM_AUTO = 0,    /* GPUPORT_GEMM=gpuport|vendor when set, else gpuport's kernel */
+    GP_GEMM_GPUPORT = 1, /* gpuport's tiled kernel */
+    GP_GEMM_VENDOR = 2   /* the vendor's library: cuBLAS, CLBlast, rocBLAS; GP_ERROR_UNSUPPORTED,
+                            with the reason, where it is not there */
+} gp_gemm_impl;
+
+/* C = alpha * op(A) * op(B) + beta * C, with op(A) m x k, op(B) k x n and C m x n, each matrix
+ * stored in layout with its leading dimension (the distance between rows for GP_ROW_MAJOR,
+ * between columns for GP_COL_MAJOR) from its view's offset. type is GP_F32 or GP_F64; alpha and
+ * beta are converted to it. beta == 0 never reads C (NaN in C does not spread). */
+GP_API gp_status gp_gemm(gp_stream *stream, gp_gemm_impl impl, gp_type type, gp_layout layout,
+                         gp_transpose trans_a, gp_transpose trans_b, size_t m, size_t n, size_t k, double alpha,
+                         gp_view a, size_t lda, gp_view b, size_t ldb, double beta, gp_view c, size_t ldc);
+
+/* Whether the vendor's library serves this device: GP_SUCCESS with its name and version in
+ * text ("cuBLAS 13.0.2"), or GP_ERROR_UNSUPPORTED with the reason in text and gp_last_error(). */
+GP_API gp_status gp_gemm_vendor_info(gp_device *device, char *text, size_t text_len);
+
+/* The tile shape of gpuport's kernel: each work-group computes a tile_m x tile_n block of C,
+ * stepping through K by tile_k with tiles of A and B in local memory; each work-item computes
+ * work_m x work_n elements of it, so a group has (tile_m / work_m) * (tile_n / work_n) items. */
+typedef struct gp_gemm_params {
+    unsigned tile_m, tile_n, tile_k;
+    unsigned work_m, work_n;
+} gp_gemm_params;
+
+/* The parameters gp_gemm uses on this device for type, and where they come from, in this
+ * order: GPUPORT_GEMM_PARAMS ("f32:128,128,16,8,8;f64:64,64,16,4,4", one type or both), the
+ * saved result of gp_gemm_tune for this device, gpuport's table of device classes. */
+GP_API gp_status gp_gemm_params_get(gp_device *device, gp_type type, gp_gemm_params *params);
+/* Uses params for type on this device in this process (checked first: invalid shapes are
+ * GP_ERROR_INVALID_ARGUMENT and change nothing). */
+GP_API gp_status gp_gemm_params_set(gp_device *device, gp_type type, const gp_gemm_params *params);
+/* Times every candidate shape on an n x n x n product, keeps the fastest whose result is right,
+ * uses it from now on, and saves it with the kernel cache so later processes use it too.
+ * gpuport-tune-gemm runs it from the command line. */
+GP_API gp_status gp_gemm_tune(gp_stream *stream, gp_type type, size_t n, gp_gemm_params *best, double *gflops);
+
 #ifdef __cplusplus
 }
 #endif

@@ -80,6 +80,10 @@ extern const struct CMUnitTest tst_reduce_tests[];
 extern const size_t tst_reduce_tests_count;
 extern const struct CMUnitTest tst_scan_tests[];
 extern const size_t tst_scan_tests_count;
+extern const struct CMUnitTest tst_stencil_tests[];
+extern const size_t tst_stencil_tests_count;
+extern const struct CMUnitTest tst_gemm_tests[];
+extern const size_t tst_gemm_tests_count;
 extern const struct CMUnitTest tst_cache_tests[];
 extern const size_t tst_cache_tests_count;
 

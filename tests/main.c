@@ -22,6 +22,8 @@ static const struct {
     {"map", tst_map_tests, &tst_map_tests_count},
     {"reduce", tst_reduce_tests, &tst_reduce_tests_count},
     {"scan", tst_scan_tests, &tst_scan_tests_count},
+    {"stencil", tst_stencil_tests, &tst_stencil_tests_count},
+    {"gemm", tst_gemm_tests, &tst_gemm_tests_count},
 };
 
 /* 1 when spec ("opencl:0") is one of the comma-separated entries of list. */

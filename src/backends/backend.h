@@ -13,7 +13,7 @@
 #include "gpuport.h"
 
 /* Bump on any change to the structs below; core refuses a plugin of another version. */
-#define GP__PLUGIN_ABI 1
+#define GP__PLUGIN_ABI 2
 
 /* What core offers plugins: messages and debug output go through here. */
 typedef struct gp__host {
@@ -85,6 +85,16 @@ typedef struct gp__backend {
      * buffer handle in gp_arg.buffer (cast), already checked against the device. */
     gp_status (*launch)(void *dev, void *stream, void *kernel, unsigned dims, const size_t groups[3],
                         const size_t local[3], size_t nargs, const gp_arg *args);
+
+    /* The vendor's BLAS, loaded by the plugin at run time; both hooks may be NULL (none).
+     * blas_info: GP_SUCCESS with the library's name and version in text, or
+     * GP_ERROR_UNSUPPORTED with the reason in text (and as the detail message). */
+    gp_status (*blas_info)(void *dev, char *text, size_t len);
+    /* C = alpha * op(A) * op(B) + beta * C, all column-major (core turns row-major calls around),
+     * type GP_F32 or GP_F64, offsets and leading dimensions in elements, queued on stream. */
+    gp_status (*blas_gemm)(void *dev, void *stream, gp_type type, int trans_a, int trans_b, size_t m, size_t n,
+                           size_t k, double alpha, void *a, size_t a_off, size_t lda, void *b, size_t b_off,
+                           size_t ldb, double beta, void *c, size_t c_off, size_t ldc);
 } gp__backend;
 
 /* The one symbol each plugin exports. */
