@@ -98,9 +98,17 @@ static void run_sizes(const size_t *sizes, size_t count)
                 size_t off = k % 4, n = sizes[k];
                 unsigned char got[8];
                 gp_type rt = op >= GP_REDUCE_ARGMIN ? GP_U64 : t;
+                size_t rsize = gp_type_size(rt);
+                unsigned char around[16], pattern = 0xa5;
+                GP_OK(gp_buffer_fill(NULL, out, 0, 16, &pattern, 1));
                 GP_OK(gp_reduce(NULL, op, t, n, GP_VIEW_AT(in, off), GP_VIEW_AT(out, 1)));
-                GP_OK(gp_buffer_read(NULL, out, gp_type_size(rt), got, gp_type_size(rt)));
+                GP_OK(gp_buffer_read(NULL, out, 0, around, 16));
+                memcpy(got, around + rsize, rsize);
                 check_result(op, t, (char *)host + off * size, n, got, "gp_reduce");
+                for (size_t b = 0; b < 16; b++)
+                    if ((b < rsize || b >= 2 * rsize) && around[b] != pattern)
+                        fail_msg("gp_reduce %s %s n=%zu wrote byte %zu outside its result", op_names[op],
+                                 tv_type_names[t], n, b);
             }
         }
         gp_buffer_destroy(in);

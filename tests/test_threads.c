@@ -1,8 +1,10 @@
-/* Proves four threads, each with its own stream and buffers, get correct results from one shared kernel. */
+/* Proves four threads get correct results from one shared kernel, each on its own stream, and
+ * from the primitives on one shared stream while its scratch memory is trimmed and regrown. */
 #include "common.h"
 
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *src =
@@ -94,7 +96,80 @@ static void four_threads(void **state)
             fail_msg("thread %u: %d errors, first: %s", i, w[i].errors, w[i].first);
 }
 
+/* Primitives on a stream every thread shares: each thread's reductions and scans must see only
+ * its own data, while the sizes differ per thread (so the scratch regrows) and thread 0 trims it. */
+typedef struct sharer {
+    gp_stream *stream;
+    unsigned id;
+    int errors;
+    char first[256];
+} sharer;
+
+static void *share(void *arg)
+{
+    sharer *w = arg;
+    enum { BASE = 30011 };
+    size_t n_max = BASE * (w->id + 1) * 4;
+    uint32_t *x = malloc(n_max * sizeof *x), *got = malloc(n_max * sizeof *got);
+    gp_buffer *bx = NULL, *by = NULL;
+    gp_status st = GP_SUCCESS;
+    if (x && got && (st = gp_buffer_create(tst_dev, GP_MEMORY_DEVICE, n_max * sizeof *x, &bx)) == GP_SUCCESS)
+        st = gp_buffer_create(tst_dev, GP_MEMORY_DEVICE, n_max * sizeof *x, &by);
+    uint64_t rs = 9100 + w->id;
+    for (unsigned it = 0; st == GP_SUCCESS && bx && by && x && got && it < 12; it++) {
+        size_t n = BASE * (w->id + 1) * (1 + it % 4) - it;
+        uint32_t sum = 0, total = 0;
+        for (size_t i = 0; i < n; i++)
+            x[i] = tst_random_u32(&rs);
+        if ((st = gp_buffer_write(w->stream, bx, 0, x, n * sizeof *x)) != GP_SUCCESS ||
+            (st = gp_reduce_to_host(w->stream, GP_REDUCE_SUM, GP_U32, n, GP_VIEW(bx), &total)) != GP_SUCCESS ||
+            (st = gp_scan(w->stream, GP_SCAN_SUM, 0, GP_U32, n, GP_VIEW(bx), GP_VIEW(by))) != GP_SUCCESS ||
+            (st = gp_buffer_read(w->stream, by, 0, got, n * sizeof *got)) != GP_SUCCESS ||
+            (w->id == 0 && it % 3 == 2 && (st = gp_stream_trim(w->stream)) != GP_SUCCESS))
+            break;
+        size_t bad = n;
+        for (size_t i = 0; i < n; i++) {
+            sum += x[i];
+            if (got[i] != sum && bad == n) bad = i;
+        }
+        if ((total != sum || bad != n) && w->errors++ == 0)
+            snprintf(w->first, sizeof w->first, "n=%zu: sum %u, expected %u; first wrong scan element %zu", n,
+                     total, sum, bad);
+    }
+    if (st != GP_SUCCESS && w->errors++ == 0)
+        snprintf(w->first, sizeof w->first, "%s %s", gp_status_name(st), gp_last_error());
+    if ((!x || !got || !bx || !by) && w->errors++ == 0)
+        snprintf(w->first, sizeof w->first, "no memory for the test's buffers");
+    gp_buffer_destroy(bx);
+    gp_buffer_destroy(by);
+    free(x);
+    free(got);
+    return NULL;
+}
+
+static void primitives_on_one_stream(void **state)
+{
+    (void)state;
+    sharer w[THREADS];
+    pthread_t t[THREADS];
+    gp_stream *s = NULL;
+    GP_OK(gp_stream_create(tst_dev, &s));
+    memset(w, 0, sizeof w);
+    for (unsigned i = 0; i < THREADS; i++) {
+        w[i].stream = s;
+        w[i].id = i;
+        assert_int_equal(pthread_create(&t[i], NULL, share, &w[i]), 0);
+    }
+    for (unsigned i = 0; i < THREADS; i++)
+        pthread_join(t[i], NULL);
+    GP_OK(gp_stream_destroy(s));
+    for (unsigned i = 0; i < THREADS; i++)
+        if (w[i].errors)
+            fail_msg("thread %u: %d errors, first: %s", i, w[i].errors, w[i].first);
+}
+
 const struct CMUnitTest tst_thread_tests[] = {
     cmocka_unit_test(four_threads),
+    cmocka_unit_test(primitives_on_one_stream),
 };
 const size_t tst_thread_tests_count = sizeof tst_thread_tests / sizeof tst_thread_tests[0];
