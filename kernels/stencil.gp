@@ -1,1 +1,231 @@
-/* placeholder */
+/* Built-in stencils, out of place: gp_stencil_<shape>[_src](out, out offset, in, in offset, src,
+ * src offset, nx, ny, nz, groups_x, groups_y, mode, w0..w8, source weight), shapes 5point, 3x3
+ * and 7point, the _src kernels adding source weight * src (the others never read src).
+ *
+ * Every global byte should come from DRAM about once. A work-group is STENCIL_BX x STENCIL_BY
+ * work-items, neighbours in x on neighbouring cells (coalesced rows); each work-item marches
+ * STENCIL_CELLS cells in y (2D) or z (3D) keeping the rows (planes) it needs in registers, so
+ * each is loaded once per column; the x neighbours (and in 3D the y ones) are the loads of the
+ * neighbouring work-items, caught by L1/L2. All groups are numbered in dimension 0 (x fastest),
+ * so no grid dimension meets CUDA's 65535-group limit of y and z.
+ *
+ * Work-items whose whole march has every neighbour on the grid (nearly all) take a path with
+ * no boundary logic. The others read off-grid neighbours at clamped indices (CLAMP), replace
+ * them by 0 under flags fixed per column and per row (ZERO), and FIXED replaces edge cells'
+ * sums by their centre: selects, no branch per cell. Offsets are 64-bit, so grids may exceed
+ * 2^32 cells; within a row the arithmetic is 32-bit. Weights are T: the host rounds them once. */
+#if !T_IS_FLOAT
+#error "stencils are built for GP_TYPE 1 (float) or 2 (double)"
+#endif
+#if !defined(STENCIL_BX) || !defined(STENCIL_BY) || !defined(STENCIL_CELLS)
+#error "the host passes the tile shape: -DSTENCIL_BX, -DSTENCIL_BY, -DSTENCIL_CELLS"
+#endif
+
+/* gp_boundary values. */
+#define ST_FIXED 0u
+#define ST_ZERO 2u
+
+typedef struct st_coef {
+    T w0, w1, w2, w3, w4, w5, w6, w7, w8, sw;
+} st_coef;
+
+/* A row's cells at x - 1, x and x + 1, each 0 where its flag says it is off the grid. */
+typedef struct st_row {
+    T l, c, r;
+} st_row;
+
+GP_FUNC st_row st_load(GP_GLOBAL const T *GP_RESTRICT row, uint x, uint xm, uint xp, int zl, int zr, int zrow)
+{
+    /* Loads first, then selects: a load under a condition becomes a branch, which keeps the
+     * compiler from issuing the loads of several rows together. */
+    st_row v;
+    v.l = row[xm];
+    v.c = row[x];
+    v.r = row[xp];
+    v.l = zl || zrow ? (T)0 : v.l;
+    v.c = zrow ? (T)0 : v.c;
+    v.r = zr || zrow ? (T)0 : v.r;
+    return v;
+}
+
+/* The weighted sums, in the weights' order (the device compiler may fuse them into FMAs). */
+GP_FUNC T st_sum_2d(st_row s, st_row c, st_row u, st_coef k, int box)
+{
+    T acc;
+    if (box) {
+        acc = k.w0 * s.l;
+        acc += k.w1 * s.c;
+        acc += k.w2 * s.r;
+        acc += k.w3 * c.l;
+        acc += k.w4 * c.c;
+        acc += k.w5 * c.r;
+        acc += k.w6 * u.l;
+        acc += k.w7 * u.c;
+        acc += k.w8 * u.r;
+    } else {
+        acc = k.w0 * c.c;
+        acc += k.w1 * c.l;
+        acc += k.w2 * c.r;
+        acc += k.w3 * s.c;
+        acc += k.w4 * u.c;
+    }
+    return acc;
+}
+
+GP_FUNC T st_sum_3d(T c, T l, T r, T s, T n, T below, T above, st_coef k)
+{
+    T acc = k.w0 * c;
+    acc += k.w1 * l;
+    acc += k.w2 * r;
+    acc += k.w3 * s;
+    acc += k.w4 * n;
+    acc += k.w5 * below;
+    acc += k.w6 * above;
+    return acc;
+}
+
+/* The hot path: STENCIL_CELLS rows from `at` (a cell's offset) whose every neighbour is on the
+ * grid, so no boundary logic at all; pointers step a row at a time and neighbours are constant
+ * offsets from them. The loop unrolls, and restrict lets every load be issued before the
+ * stores. */
+GP_FUNC void st_inner_2d(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_RESTRICT in,
+                         GP_GLOBAL const T *GP_RESTRICT src, ulong at, uint nx, st_coef k, int box, int has_src)
+{
+    GP_GLOBAL const T *GP_RESTRICT p = in + at - nx;
+    st_row s = {p[-1], p[0], p[1]};
+    p += nx;
+    st_row c = {p[-1], p[0], p[1]};
+    out += at;
+    src += at;
+    for (uint i = 0; i < STENCIL_CELLS; i++) {
+        p += nx;
+        st_row u = {p[-1], p[0], p[1]};
+        T acc = st_sum_2d(s, c, u, k, box);
+        if (has_src) acc += k.sw * src[0];
+        out[0] = acc;
+        out += nx;
+        src += nx;
+        s = c;
+        c = u;
+    }
+}
+
+/* Any other n rows from y0 of column x, the boundary by mode. */
+GP_FUNC void st_edge_2d(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_RESTRICT in,
+                        GP_GLOBAL const T *GP_RESTRICT src, uint nx, uint ny, uint x, uint y0, uint n, uint mode,
+                        st_coef k, int box, int has_src)
+{
+    uint xm = x > 0 ? x - 1 : 0, xp = x + 1 < nx ? x + 1 : x;
+    int zero = mode == ST_ZERO, zl = zero && x == 0, zr = zero && x + 1 == nx;
+    int fixed = mode == ST_FIXED, edge_col = fixed && (x == 0 || x + 1 == nx);
+    st_row s = st_load(in + (ulong)(y0 > 0 ? y0 - 1 : 0) * nx, x, xm, xp, zl, zr, zero && y0 == 0);
+    st_row c = st_load(in + (ulong)y0 * nx, x, xm, xp, zl, zr, 0);
+    for (uint i = 0; i < n; i++) {
+        uint y = y0 + i;
+        st_row u = st_load(in + (ulong)(y + 1 < ny ? y + 1 : y) * nx, x, xm, xp, zl, zr, zero && y + 1 == ny);
+        T acc = st_sum_2d(s, c, u, k, box);
+        ulong o = (ulong)y * nx + x;
+        if (has_src) acc += k.sw * src[o];
+        out[o] = edge_col || (fixed && (y == 0 || y + 1 == ny)) ? c.c : acc;
+        s = c;
+        c = u;
+    }
+}
+
+/* The same two paths one dimension up, marching in z. */
+GP_FUNC void st_inner_3d(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_RESTRICT in,
+                         GP_GLOBAL const T *GP_RESTRICT src, ulong at, uint nx, ulong plane, st_coef k, int has_src)
+{
+    GP_GLOBAL const T *GP_RESTRICT p = in + at;
+    T below = *(p - plane), centre = p[0];
+    out += at;
+    src += at;
+    for (uint i = 0; i < STENCIL_CELLS; i++) {
+        T above = p[plane];
+        T acc = st_sum_3d(centre, p[-1], p[1], *(p - nx), p[nx], below, above, k);
+        if (has_src) acc += k.sw * src[0];
+        out[0] = acc;
+        below = centre;
+        centre = above;
+        p += plane;
+        out += plane;
+        src += plane;
+    }
+}
+
+GP_FUNC void st_edge_3d(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_RESTRICT in,
+                        GP_GLOBAL const T *GP_RESTRICT src, uint nx, uint ny, uint nz, uint x, uint y, uint z0,
+                        uint n, uint mode, st_coef k, int has_src)
+{
+    uint xm = x > 0 ? x - 1 : 0, xp = x + 1 < nx ? x + 1 : x;
+    uint ym = y > 0 ? y - 1 : 0, yp = y + 1 < ny ? y + 1 : y;
+    int zero = mode == ST_ZERO;
+    int zl = zero && x == 0, zr = zero && x + 1 == nx, zs = zero && y == 0, zn = zero && y + 1 == ny;
+    int fixed = mode == ST_FIXED;
+    int edge_col = fixed && (x == 0 || x + 1 == nx || y == 0 || y + 1 == ny);
+    ulong plane = (ulong)nx * ny, oc = (ulong)y * nx + x;
+    ulong ol = (ulong)y * nx + xm, orr = (ulong)y * nx + xp, os = (ulong)ym * nx + x, on = (ulong)yp * nx + x;
+    T below = in[(z0 > 0 ? z0 - 1 : 0) * plane + oc];
+    below = zero && z0 == 0 ? (T)0 : below;
+    T centre = in[z0 * plane + oc];
+    for (uint i = 0; i < n; i++) {
+        uint z = z0 + i;
+        GP_GLOBAL const T *GP_RESTRICT p = in + z * plane;
+        T above = in[(z + 1 < nz ? z + 1 : z) * plane + oc], l = p[ol], r = p[orr], s = p[os], t = p[on];
+        above = zero && z + 1 == nz ? (T)0 : above;
+        T acc = st_sum_3d(centre, zl ? (T)0 : l, zr ? (T)0 : r, zs ? (T)0 : s, zn ? (T)0 : t, below, above, k);
+        ulong o = z * plane + oc;
+        if (has_src) acc += k.sw * src[o];
+        out[o] = edge_col || (fixed && (z == 0 || z + 1 == nz)) ? centre : acc;
+        below = centre;
+        centre = above;
+    }
+}
+
+/* shape: 0 5-point, 1 3x3, 2 7-point; constants once inlined, as is has_src. */
+GP_FUNC void st_stencil(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_RESTRICT in,
+                        GP_GLOBAL const T *GP_RESTRICT src, uint nx, uint ny, uint nz, uint groups_x,
+                        uint groups_y, uint mode, st_coef k, int shape, int has_src)
+{
+    uint g = gp_group_id(0), row = g / groups_x;
+    uint x = (g % groups_x) * STENCIL_BX + gp_local_id(0);
+    if (x >= nx) return;
+    if (shape == 2) {
+        uint y = (row % groups_y) * STENCIL_BY + gp_local_id(1), z0 = (row / groups_y) * STENCIL_CELLS;
+        if (y >= ny || z0 >= nz) return;
+        ulong plane = (ulong)nx * ny;
+        if (x > 0 && x + 1 < nx && y > 0 && y + 1 < ny && z0 > 0 && nz - z0 > STENCIL_CELLS)
+            st_inner_3d(out, in, src, z0 * plane + (ulong)y * nx + x, nx, plane, k, has_src);
+        else
+            st_edge_3d(out, in, src, nx, ny, nz, x, y, z0, nz - z0 < STENCIL_CELLS ? nz - z0 : STENCIL_CELLS, mode,
+                       k, has_src);
+        return;
+    }
+    uint y0 = (row * STENCIL_BY + gp_local_id(1)) * STENCIL_CELLS;
+    if (y0 >= ny) return;
+    if (x > 0 && x + 1 < nx && y0 > 0 && ny - y0 > STENCIL_CELLS)
+        st_inner_2d(out, in, src, (ulong)y0 * nx + x, nx, k, shape == 1, has_src);
+    else
+        st_edge_2d(out, in, src, nx, ny, x, y0, ny - y0 < STENCIL_CELLS ? ny - y0 : STENCIL_CELLS, mode, k,
+                   shape == 1, has_src);
+}
+
+#define ST_ARGS                                                                                \
+    GP_GLOBAL T *GP_RESTRICT out, ulong out_offset, GP_GLOBAL const T *GP_RESTRICT in, ulong in_offset, \
+        GP_GLOBAL const T *GP_RESTRICT src, ulong src_offset, uint nx, uint ny, uint nz, uint groups_x, \
+        uint groups_y, uint mode, T w0, T w1, T w2, T w3, T w4, T w5, T w6, T w7, T w8, T sw
+
+#define ST_KERNEL(name, shape, has_src)                                                        \
+    GP_KERNEL void gp_stencil_##name(ST_ARGS)                                                  \
+    {                                                                                          \
+        st_coef k = {w0, w1, w2, w3, w4, w5, w6, w7, w8, sw};                                  \
+        st_stencil(out + out_offset, in + in_offset, src + src_offset, nx, ny, nz, groups_x, groups_y, mode, k, \
+                   shape, has_src);                                                            \
+    }
+
+ST_KERNEL(5point, 0, 0)
+ST_KERNEL(5point_src, 0, 1)
+ST_KERNEL(3x3, 1, 0)
+ST_KERNEL(3x3_src, 1, 1)
+ST_KERNEL(7point, 2, 0)
+ST_KERNEL(7point_src, 2, 1)

@@ -1,2 +1,181 @@
-/* Placeholder: being written. */
+/* The stencil primitives: the kernels of kernels/stencil.gp, launched in tiles. */
 #include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* The tile: a work-group of bx x by work-items, each marching `cells` cells in y (z in 3D).
+ * Compile-time options of the kernels. GPUs: a row of 32 work-items reads and writes 128
+ * contiguous bytes of f32 (whole cache lines); with 8 cells, a work-item's two halo rows add a
+ * quarter more row loads, mostly L1/L2 hits. The GPU shape is also prebuilt for CUDA
+ * and HIP: the top-level CMakeLists.txt lists the same options, so keep them in step.
+ * CPUs (pocl): one row of work-items, each marching further. GPUPORT_STENCIL_TILE="bx,by,cells"
+ * overrides both, for tuning. */
+typedef struct tile {
+    unsigned bx, by, cells;
+} tile;
+static const tile gpu_tile = {32, 8, 8}, cpu_tile = {64, 1, 16};
+
+static const char *const shape_names[] = {NULL, "5point", "3x3", "7point"};
+static const unsigned weight_count[] = {0, 5, 9, 7};
+
+/* The tile for the device: the default or the override, shrunk to what the device allows. */
+static gp_status choose_tile(const gp_device_info *info, const char *fn, tile *t)
+{
+    *t = info->type == GP_DEVICE_CPU ? cpu_tile : gpu_tile;
+    const char *env = getenv("GPUPORT_STENCIL_TILE");
+    if (env && *env) {
+        char end;
+        if (sscanf(env, "%u,%u,%u%c", &t->bx, &t->by, &t->cells, &end) != 3 || t->bx < 1 || t->bx > 1024 ||
+            t->by < 1 || t->by > 1024 || t->cells < 1 || t->cells > 64)
+            return gp__fail(GP_ERROR_INVALID_ARGUMENT,
+                            "%s: GPUPORT_STENCIL_TILE=\"%s\" is not \"bx,by,cells\" (1 to 1024, 1 to 1024, 1 to 64)",
+                            fn, env);
+    }
+    while (t->by > 1 && ((size_t)t->bx * t->by > info->max_work_group_size || t->by > info->max_work_item_sizes[1]))
+        t->by /= 2;
+    while (t->bx > 1 && (t->bx > info->max_work_group_size || t->bx > info->max_work_item_sizes[0])) t->bx /= 2;
+    return GP_SUCCESS;
+}
+
+static int overlap(gp_view a, gp_view b, size_t n)
+{
+    return a.buffer == b.buffer && a.offset < b.offset + n && b.offset < a.offset + n;
+}
+
+/* Everything a run needs checked before anything is queued: the first nwrites views are
+ * written, and none of them may share an element with another view. */
+static gp_status check(const char *fn, const gp_stencil *s, size_t nviews, const gp_view *views,
+                       const char *const *names, size_t nwrites)
+{
+    if (!s) return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: stencil is NULL", fn);
+    if (s->shape < GP_STENCIL_5POINT || s->shape > GP_STENCIL_7POINT)
+        return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: %d is not a gp_stencil_shape", fn, (int)s->shape);
+    if (s->type != GP_F32 && s->type != GP_F64)
+        return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: type %d; stencils are GP_F32 or GP_F64", fn, (int)s->type);
+    if ((unsigned)s->boundary > GP_BOUNDARY_ZERO)
+        return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: %d is not a gp_boundary", fn, (int)s->boundary);
+    if (!s->nx || !s->ny || !s->nz)
+        return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: the grid is %zu x %zu x %zu; every side must be at least 1", fn,
+                        s->nx, s->ny, s->nz);
+    if (s->shape != GP_STENCIL_7POINT && s->nz != 1)
+        return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: nz is %zu; the 2D shape %s takes nz = 1", fn, s->nz,
+                        shape_names[s->shape]);
+    if (s->nx > UINT32_MAX || s->ny > UINT32_MAX || s->nz > UINT32_MAX)
+        return gp__fail(GP_ERROR_UNSUPPORTED, "%s: the grid is %zu x %zu x %zu; each side must be below 2^32", fn,
+                        s->nx, s->ny, s->nz);
+    if (s->nx * s->ny > SIZE_MAX / s->nz)
+        return gp__fail(GP_ERROR_OUT_OF_RANGE, "%s: %zu x %zu x %zu cells are more than any buffer holds", fn, s->nx,
+                        s->ny, s->nz);
+    size_t n = s->nx * s->ny * s->nz;
+    for (size_t v = 0; v < nviews; v++) {
+        gp_status st = gp__check_view(views[v], s->type, n, fn, names[v]);
+        if (st != GP_SUCCESS) return st;
+    }
+    gp_device *dev = views[0].buffer->dev;
+    for (size_t v = 1; v < nviews; v++)
+        if (views[v].buffer->dev != dev)
+            return gp__fail(GP_ERROR_DEVICE_MISMATCH, "%s: the %s buffer is on %s:%zu, %s on %s:%zu", fn, names[v],
+                            views[v].buffer->dev->info.backend, views[v].buffer->dev->info.backend_index, names[0],
+                            dev->info.backend, dev->info.backend_index);
+    for (size_t w = 0; w < nwrites; w++)
+        for (size_t v = 0; v < nviews; v++)
+            if (v != w && overlap(views[w], views[v], n))
+                return gp__fail(GP_ERROR_INVALID_ARGUMENT,
+                                "%s: %s (elements from %zu) and %s (elements from %zu) overlap in one buffer; a "
+                                "stencil writes out of place",
+                                fn, names[w], views[w].offset, names[v], views[v].offset);
+    return GP_SUCCESS;
+}
+
+static size_t div_up(size_t a, size_t b) { return a / b + (a % b != 0); }
+
+/* a -> b -> a ... for steps steps; names are b's, a's and source's in messages, and the first
+ * nwrites of b, a are written. */
+static gp_status run(const char *fn, gp_stream *stream, const gp_stencil *s, size_t steps, gp_view a, gp_view b,
+                     gp_view source, const char *const *names, size_t nwrites, gp_view *result)
+{
+    const gp_view views[3] = {b, a, source};
+    int with_source = source.buffer != NULL;
+    gp_status st = check(fn, s, 2 + (size_t)with_source, views, names, nwrites);
+    if (st != GP_SUCCESS) return st;
+    gp_device *dev = b.buffer->dev;
+    const char *type_option = gp__type_option(dev, s->type, fn);
+    if (!type_option) return GP_ERROR_UNSUPPORTED;
+    tile t;
+    st = choose_tile(&dev->info, fn, &t);
+    if (st != GP_SUCCESS) return st;
+
+    /* All groups are numbered in dimension 0 (the kernel splits the number), each row of
+     * work-items reaching its cells with 32-bit indices. */
+    int flat = s->shape != GP_STENCIL_7POINT;
+    size_t gx = div_up(s->nx, t.bx), gy = div_up(s->ny, flat ? (size_t)t.by * t.cells : t.by);
+    size_t gz = flat ? 1 : div_up(s->nz, t.cells), groups = gx * gy * gz;
+    if (gx * t.bx > UINT32_MAX || gy * t.by * (flat ? t.cells : 1) > UINT32_MAX || gz * t.cells > UINT32_MAX ||
+        groups > INT32_MAX / t.bx)
+        return gp__fail(GP_ERROR_UNSUPPORTED,
+                        "%s: the %zu x %zu x %zu grid needs %zu work-groups of %u x %u; one launch takes at most %u",
+                        fn, s->nx, s->ny, s->nz, groups, t.bx, t.by, (unsigned)(INT32_MAX / t.bx));
+
+    gp_kernel *k = NULL;
+    if (steps > 0) {
+        char options[64], name[32];
+        snprintf(options, sizeof options, "%s -DSTENCIL_BX=%u -DSTENCIL_BY=%u -DSTENCIL_CELLS=%u", type_option, t.bx,
+                 t.by, t.cells);
+        snprintf(name, sizeof name, "gp_stencil_%s%s", shape_names[s->shape], with_source ? "_src" : "");
+        st = gp__builtin_kernel(dev, gp__src_stencil, options, name, &k);
+        if (st != GP_SUCCESS) return st;
+    }
+    st = gp__primitive_begin(&stream, dev, fn);
+    if (st != GP_SUCCESS) return st;
+
+    uint32_t nx = (uint32_t)s->nx, ny = (uint32_t)s->ny, nz = (uint32_t)s->nz, groups_x = (uint32_t)gx;
+    uint32_t groups_y = (uint32_t)gy, mode = (uint32_t)s->boundary;
+    union {
+        float f[10];
+        double d[10];
+    } w;
+    gp_arg args[22];
+    size_t wsize = gp_type_size(s->type);
+    for (unsigned i = 0; i < 10; i++) {
+        double v = i < weight_count[s->shape] ? s->weights[i] : i == 9 ? s->source_weight : 0;
+        if (s->type == GP_F32) w.f[i] = (float)v;
+        else w.d[i] = v;
+        args[12 + i] = (gp_arg){GP_ARG_VALUE, NULL, s->type == GP_F32 ? (void *)&w.f[i] : (void *)&w.d[i], wsize};
+    }
+    uint64_t src_offset = with_source ? source.offset : a.offset;
+    args[4] = GP_BUFFER(with_source ? source.buffer : a.buffer);
+    args[5] = GP_VALUE(src_offset);
+    args[6] = GP_VALUE(nx);
+    args[7] = GP_VALUE(ny);
+    args[8] = GP_VALUE(nz);
+    args[9] = GP_VALUE(groups_x);
+    args[10] = GP_VALUE(groups_y);
+    args[11] = GP_VALUE(mode);
+    size_t global[2] = {groups * t.bx, t.by}, local[2] = {t.bx, t.by};
+    for (size_t i = 0; i < steps && st == GP_SUCCESS; i++) {
+        gp_view in = i % 2 ? b : a, out = i % 2 ? a : b;
+        uint64_t out_offset = out.offset, in_offset = in.offset;
+        args[0] = GP_BUFFER(out.buffer);
+        args[1] = GP_VALUE(out_offset);
+        args[2] = GP_BUFFER(in.buffer);
+        args[3] = GP_VALUE(in_offset);
+        st = gp_kernel_launch(stream, k, 2, global, local, sizeof args / sizeof args[0], args);
+    }
+    gp__primitive_end(stream);
+    if (st == GP_SUCCESS && result) *result = steps % 2 ? b : a;
+    return st;
+}
+
+gp_status gp_stencil_apply(gp_stream *stream, const gp_stencil *stencil, gp_view out, gp_view in, gp_view source)
+{
+    static const char *const names[] = {"out", "in", "source"};
+    return run("gp_stencil_apply", stream, stencil, 1, in, out, source, names, 1, NULL);
+}
+
+gp_status gp_stencil_run(gp_stream *stream, const gp_stencil *stencil, size_t steps, gp_view a, gp_view b,
+                         gp_view source, gp_view *result)
+{
+    static const char *const names[] = {"b", "a", "source"};
+    return run("gp_stencil_run", stream, stencil, steps, a, b, source, names, 2, result);
+}
