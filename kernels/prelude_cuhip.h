@@ -49,3 +49,44 @@ extern __shared__ __attribute__((aligned(16))) unsigned char gp__dynamic_local[]
 /* Positive infinity of float and double. */
 #define GP_INFINITY_F __int_as_float(0x7f800000)
 #define GP_INFINITY_D __longlong_as_double(0x7ff0000000000000LL)
+
+/* Subgroup operations on the vendor's shuffles (gp__shfl, gp__shfl_up): overloads for the six
+ * element types. Every lane of the subgroup calls them together. */
+GP_FUNC uint gp__local_linear_id(void)
+{
+    return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+#define gp_sub_group_id() (gp__local_linear_id() / gp_sub_group_size())
+#define gp_num_sub_groups() ((blockDim.x * blockDim.y * blockDim.z + gp_sub_group_size() - 1) / gp_sub_group_size())
+
+/* Kogge-Stone over the lanes; the exclusive scan is the inclusive one moved up a lane. */
+#define GP__SG_SCAN(V, NAME, OP, IDENT)                                                        \
+    GP_FUNC V gp_sub_group_scan_inclusive_##NAME(V x)                                          \
+    {                                                                                          \
+        uint lane = gp_sub_group_local_id();                                                   \
+        for (uint d = 1; d < gp_sub_group_size(); d <<= 1) {                                   \
+            V y = gp__shfl_up(x, d);                                                           \
+            if (lane >= d) x = OP(y, x);                                                       \
+        }                                                                                      \
+        return x;                                                                              \
+    }                                                                                          \
+    GP_FUNC V gp_sub_group_scan_exclusive_##NAME(V x)                                          \
+    {                                                                                          \
+        V y = gp__shfl_up(gp_sub_group_scan_inclusive_##NAME(x), 1u);                          \
+        return gp_sub_group_local_id() ? y : (V)(IDENT);                                       \
+    }
+/* U: the type sums are done in (unsigned for integers, so that they wrap). */
+#define GP__SG_TYPE(V, U, MIN, MAX, LOWEST, HIGHEST)                                           \
+    GP_FUNC V gp_sub_group_broadcast(V x, uint lane) { return gp__shfl(x, lane); }              \
+    GP_FUNC V gp__sg_add(V a, V b) { return (V)((U)a + (U)b); }                                 \
+    GP__SG_SCAN(V, add, gp__sg_add, 0)                                                         \
+    GP__SG_SCAN(V, min, MIN, HIGHEST)                                                          \
+    GP__SG_SCAN(V, max, MAX, LOWEST)
+#define GP__SG_MIN(a, b) ((b) < (a) ? (b) : (a))
+#define GP__SG_MAX(a, b) ((b) > (a) ? (b) : (a))
+GP__SG_TYPE(int, uint, GP__SG_MIN, GP__SG_MAX, -2147483647 - 1, 2147483647)
+GP__SG_TYPE(uint, uint, GP__SG_MIN, GP__SG_MAX, 0u, 4294967295u)
+GP__SG_TYPE(long, ulong, GP__SG_MIN, GP__SG_MAX, -9223372036854775807L - 1L, 9223372036854775807L)
+GP__SG_TYPE(ulong, ulong, GP__SG_MIN, GP__SG_MAX, 0UL, 18446744073709551615UL)
+GP__SG_TYPE(float, float, fminf, fmaxf, -GP_INFINITY_F, GP_INFINITY_F)
+GP__SG_TYPE(double, double, fmin, fmax, -GP_INFINITY_D, GP_INFINITY_D)

@@ -9,3 +9,15 @@
 #include <hip/hip_runtime.h>
 #endif
 /* The rest of the dialect is prelude_cuhip.h, joined after this file. */
+
+/* Subgroups are wavefronts, warpSize wide (64, or 32 in wave32 mode): the kernel is compiled
+ * per target, so it is a constant for each. LDS accesses of one wavefront are ordered only by
+ * a fence: the subgroup barrier is one on each side of the scheduling barrier. */
+#define GP_HAS_SUBGROUPS 1
+#define gp_sub_group_size() ((unsigned)warpSize)
+#define gp_sub_group_local_id() ((unsigned)__lane_id())
+#define gp_sub_group_barrier()                                                                 \
+    (__builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront"), __builtin_amdgcn_wave_barrier(),   \
+     __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront"))
+#define gp__shfl(x, lane) __shfl((x), (int)(lane))
+#define gp__shfl_up(x, d) __shfl_up((x), (d))

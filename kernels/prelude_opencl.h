@@ -41,3 +41,104 @@
 /* Positive infinity of float and double. */
 #define GP_INFINITY_F INFINITY
 #define GP_INFINITY_D ((double)INFINITY)
+
+/* Subgroup operations. NVIDIA's OpenCL has no cl_khr_subgroups, but takes the same warp
+ * shuffles as CUDA in inline PTX; it is not detectable from inside, so the host asks for it
+ * with -DGP_NV_PTX=1 on an NVIDIA device. Elsewhere cl_khr_subgroups where the driver has it. */
+#if defined(GP_NV_PTX)
+#define GP_HAS_SUBGROUPS 1
+#define GP__OVL static inline __attribute__((overloadable))
+#define gp_sub_group_size() 32u
+#define gp_sub_group_id() (gp__local_linear_id() / 32u)
+#define gp_num_sub_groups() ((uint)(get_local_size(0) * get_local_size(1) * get_local_size(2) + 31) / 32u)
+#define gp_sub_group_barrier() __asm__ volatile("bar.warp.sync 0xffffffff;" ::: "memory")
+GP_FUNC uint gp__local_linear_id(void)
+{
+    return (uint)(get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2)));
+}
+GP_FUNC uint gp_sub_group_local_id(void)
+{
+    uint lane;
+    __asm__("mov.u32 %0, %%laneid;" : "=r"(lane));
+    return lane;
+}
+/* Full-warp shuffles of one 32-bit word: c = 0 for up (no lane below 0), 31 for an index. */
+GP_FUNC uint gp__shfl_up_w(uint x, uint d)
+{
+    uint y;
+    __asm__ volatile("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;" : "=r"(y) : "r"(x), "r"(d));
+    return y;
+}
+GP_FUNC uint gp__shfl_w(uint x, uint lane)
+{
+    uint y;
+    __asm__ volatile("shfl.sync.idx.b32 %0, %1, %2, 31, 0xffffffff;" : "=r"(y) : "r"(x), "r"(lane));
+    return y;
+}
+#define GP__SHFL_TYPE(V)                                                                       \
+    GP__OVL V gp__shfl(V x, uint l) { return as_##V(gp__shfl_w(as_uint(x), l)); }               \
+    GP__OVL V gp__shfl_up(V x, uint d) { return as_##V(gp__shfl_up_w(as_uint(x), d)); }
+#define GP__SHFL_TYPE2(V)                                                                      \
+    GP__OVL V gp__shfl(V x, uint l)                                                            \
+    {                                                                                          \
+        uint2 w = as_uint2(x);                                                                 \
+        return as_##V((uint2)(gp__shfl_w(w.x, l), gp__shfl_w(w.y, l)));                        \
+    }                                                                                          \
+    GP__OVL V gp__shfl_up(V x, uint d)                                                         \
+    {                                                                                          \
+        uint2 w = as_uint2(x);                                                                 \
+        return as_##V((uint2)(gp__shfl_up_w(w.x, d), gp__shfl_up_w(w.y, d)));                  \
+    }
+GP__SHFL_TYPE(int)
+GP__SHFL_TYPE(uint)
+GP__SHFL_TYPE(float)
+GP__SHFL_TYPE2(long)
+GP__SHFL_TYPE2(ulong)
+/* Kogge-Stone over the lanes, as prelude_cuhip.h does it. */
+#define GP__SG_SCAN(V, NAME, OP, IDENT)                                                        \
+    GP__OVL V gp_sub_group_scan_inclusive_##NAME(V x)                                          \
+    {                                                                                          \
+        uint lane = gp_sub_group_local_id();                                                   \
+        for (uint d = 1; d < 32u; d <<= 1) {                                                   \
+            V y = gp__shfl_up(x, d);                                                           \
+            if (lane >= d) x = OP(y, x);                                                       \
+        }                                                                                      \
+        return x;                                                                              \
+    }                                                                                          \
+    GP__OVL V gp_sub_group_scan_exclusive_##NAME(V x)                                          \
+    {                                                                                          \
+        V y = gp__shfl_up(gp_sub_group_scan_inclusive_##NAME(x), 1u);                          \
+        return gp_sub_group_local_id() ? y : (V)(IDENT);                                       \
+    }
+/* U: the type sums are done in (unsigned for integers, so that they wrap). */
+#define GP__SG_TYPE(V, U, MIN, MAX, LOWEST, HIGHEST)                                           \
+    GP__OVL V gp_sub_group_broadcast(V x, uint lane) { return gp__shfl(x, lane); }              \
+    GP__OVL V gp__sg_add(V a, V b) { return (V)((U)a + (U)b); }                                 \
+    GP__SG_SCAN(V, add, gp__sg_add, 0)                                                         \
+    GP__SG_SCAN(V, min, MIN, HIGHEST)                                                          \
+    GP__SG_SCAN(V, max, MAX, LOWEST)
+GP__SG_TYPE(int, uint, min, max, -2147483647 - 1, 2147483647)
+GP__SG_TYPE(uint, uint, min, max, 0u, 4294967295u)
+GP__SG_TYPE(long, ulong, min, max, -9223372036854775807L - 1L, 9223372036854775807L)
+GP__SG_TYPE(ulong, ulong, min, max, 0UL, 18446744073709551615UL)
+GP__SG_TYPE(float, float, fmin, fmax, -INFINITY, INFINITY)
+#ifdef GP_HAS_FP64
+GP__SHFL_TYPE2(double)
+GP__SG_TYPE(double, double, fmin, fmax, -INFINITY, INFINITY)
+#endif
+#elif defined(cl_khr_subgroups)
+#pragma OPENCL EXTENSION cl_khr_subgroups : enable
+#define GP_HAS_SUBGROUPS 1
+#define gp_sub_group_size() ((uint)get_max_sub_group_size())
+#define gp_sub_group_local_id() ((uint)get_sub_group_local_id())
+#define gp_sub_group_id() ((uint)get_sub_group_id())
+#define gp_num_sub_groups() ((uint)get_num_sub_groups())
+#define gp_sub_group_barrier() sub_group_barrier(CLK_LOCAL_MEM_FENCE)
+#define gp_sub_group_broadcast(x, lane) sub_group_broadcast((x), (lane))
+#define gp_sub_group_scan_inclusive_add(x) sub_group_scan_inclusive_add(x)
+#define gp_sub_group_scan_inclusive_min(x) sub_group_scan_inclusive_min(x)
+#define gp_sub_group_scan_inclusive_max(x) sub_group_scan_inclusive_max(x)
+#define gp_sub_group_scan_exclusive_add(x) sub_group_scan_exclusive_add(x)
+#define gp_sub_group_scan_exclusive_min(x) sub_group_scan_exclusive_min(x)
+#define gp_sub_group_scan_exclusive_max(x) sub_group_scan_exclusive_max(x)
+#endif

@@ -1,6 +1,7 @@
 /* gp_scan agrees with a plain C prefix computation on the host for every op and type,
  * inclusive and exclusive, at offsets and in place: exactly for integers, min and max, and
- * within the documented per-prefix bound for float sums; bad input changes nothing. */
+ * within the documented per-prefix bound for float sums; bad input changes nothing; the
+ * dialect's subgroup scans and broadcast agree with the same prefixes over each subgroup. */
 #include "values.h"
 
 #include <stdio.h>
@@ -157,9 +158,105 @@ static void test_bad_input(void **state)
     gp_buffer_destroy(out);
 }
 
+/* Every subgroup operation for one type, on small integers (sums exact in every type); each
+ * work-item also says which subgroup and lane it is, so the host rebuilds the subgroups. */
+static const char sg_source[] =
+    "GP_KERNEL void sg(GP_GLOBAL const V *x, GP_GLOBAL V *out, GP_GLOBAL uint *who)\n"
+    "{\n"
+    "    uint i = gp_global_id(0);\n"
+    "#ifdef GP_HAS_SUBGROUPS\n"
+    "    V v = x[i];\n"
+    "    out[7 * i] = gp_sub_group_scan_inclusive_add(v);\n"
+    "    out[7 * i + 1] = gp_sub_group_scan_inclusive_min(v);\n"
+    "    out[7 * i + 2] = gp_sub_group_scan_inclusive_max(v);\n"
+    "    out[7 * i + 3] = gp_sub_group_scan_exclusive_add(v);\n"
+    "    out[7 * i + 4] = gp_sub_group_scan_exclusive_min(v);\n"
+    "    out[7 * i + 5] = gp_sub_group_scan_exclusive_max(v);\n"
+    "    out[7 * i + 6] = gp_sub_group_broadcast(v, gp_sub_group_size() - 1);\n"
+    "    who[3 * i] = gp_group_id(0) * gp_num_sub_groups() + gp_sub_group_id();\n"
+    "    who[3 * i + 1] = gp_sub_group_local_id();\n"
+    "    who[3 * i + 2] = gp_sub_group_size();\n"
+    "#else\n"
+    "    if (i == 0) who[0] = 0xffffffffu;\n"
+    "#endif\n"
+    "}\n";
+
+static void test_subgroups(void **state)
+{
+    (void)state;
+    static const char *const vtypes[] = {NULL, "float", "double", "int", "uint", "long", "ulong"};
+    /* NVIDIA's OpenCL has its subgroups only when asked for (docs/kernel-dialect.md). */
+    int nv_ptx = strcmp(tst_info.backend, "opencl") == 0 && tst_info.type == GP_DEVICE_GPU &&
+                 strstr(tst_info.vendor, "NVIDIA");
+    enum { N = 512, GROUP = 64 };
+    for (size_t ti = 0; ti < sizeof tv_types / sizeof tv_types[0]; ti++) {
+        gp_type t = tv_types[ti];
+        if (!tv_runs(t)) continue;
+        char options[64];
+        snprintf(options, sizeof options, "-DV=%s%s", vtypes[t], nv_ptx ? " -DGP_NV_PTX" : "");
+        size_t size = gp_type_size(t), local = GROUP, global = N;
+        unsigned char *host = tst_malloc(N * size), *got = tst_malloc(7 * N * size);
+        uint32_t *who = tst_malloc(3 * N * sizeof *who);
+        tv_fill(t, host, N, TV_EXACT, 300 + t);
+        gp_buffer *x = tst_buffer(GP_MEMORY_DEVICE, N * size), *out = tst_buffer(GP_MEMORY_DEVICE, 7 * N * size);
+        gp_buffer *wb = tst_buffer(GP_MEMORY_DEVICE, 3 * N * sizeof *who);
+        GP_OK(gp_buffer_write(NULL, x, 0, host, N * size));
+        gp_program *program = tst_program(sg_source, options);
+        gp_kernel *kernel = tst_kernel(program, "sg");
+        gp_arg args[] = {GP_BUFFER(x), GP_BUFFER(out), GP_BUFFER(wb)};
+        GP_OK(gp_kernel_launch(NULL, kernel, 1, &global, &local, 3, args));
+        GP_OK(gp_buffer_read(NULL, out, 0, got, 7 * N * size));
+        GP_OK(gp_buffer_read(NULL, wb, 0, who, 3 * N * sizeof *who));
+        if (who[0] == 0xffffffffu) {
+            print_message("%s: no subgroups on this device\n", vtypes[t]);
+        } else {
+            /* lane_of[s][l]: the work-item that is lane l of subgroup s (-1: none seen). */
+            static long lane_of[N][GROUP];
+            memset(lane_of, 0xff, sizeof lane_of);
+            for (size_t i = 0; i < N; i++) {
+                if (who[3 * i] >= N || who[3 * i + 1] >= who[3 * i + 2] || who[3 * i + 2] > GROUP ||
+                    lane_of[who[3 * i]][who[3 * i + 1]] != -1)
+                    fail_msg("%s: work-item %zu says subgroup %u lane %u of %u", vtypes[t], i, who[3 * i],
+                             who[3 * i + 1], who[3 * i + 2]);
+                lane_of[who[3 * i]][who[3 * i + 1]] = (long)i;
+            }
+            for (size_t s = 0; s < N; s++) {
+                if (lane_of[s][0] == -1) continue;
+                size_t width = who[3 * lane_of[s][0] + 2];
+                tv_val acc[3] = {tv_highest(t), tv_highest(t), tv_lowest(t)}, last = tv_get(t, host, lane_of[s][width - 1]);
+                memset(&acc[0], 0, sizeof acc[0]);
+                for (size_t l = 0; l < width; l++) {
+                    if (lane_of[s][l] == -1) fail_msg("%s: subgroup %zu has no lane %zu of %zu", vtypes[t], s, l, width);
+                    size_t i = (size_t)lane_of[s][l];
+                    tv_val v = tv_get(t, host, i), before[3] = {acc[0], acc[1], acc[2]};
+                    if (t == GP_F32) acc[0].f32 += v.f32; /* exact: small integers */
+                    else if (t == GP_F64) acc[0].f64 += v.f64;
+                    else acc[0] = tv_wrap(t, acc[0], v, 0);
+                    if (tv_lt(t, v, acc[1])) acc[1] = v;
+                    if (tv_lt(t, acc[2], v)) acc[2] = v;
+                    tv_val want[7] = {acc[0], acc[1], acc[2], before[0], before[1], before[2], last};
+                    for (int k = 0; k < 7; k++)
+                        if (!tv_eq(t, tv_get(t, got, 7 * i + k), want[k]))
+                            fail_msg("%s: subgroup %zu lane %zu, result %d: %.17Lg, expected %.17Lg", vtypes[t], s, l,
+                                     k, tv_ld(t, tv_get(t, got, 7 * i + k)), tv_ld(t, want[k]));
+                }
+            }
+        }
+        gp_kernel_destroy(kernel);
+        gp_program_destroy(program);
+        gp_buffer_destroy(x);
+        gp_buffer_destroy(out);
+        gp_buffer_destroy(wb);
+        free(host);
+        free(got);
+        free(who);
+    }
+}
+
 const struct CMUnitTest tst_scan_tests[] = {
     cmocka_unit_test(test_sizes),
     cmocka_unit_test(test_large),
     cmocka_unit_test(test_bad_input),
+    cmocka_unit_test(test_subgroups),
 };
 const size_t tst_scan_tests_count = sizeof tst_scan_tests / sizeof tst_scan_tests[0];

@@ -6,10 +6,13 @@
 #include <stdio.h>
 #include <string.h>
 
-/* kernels/scan.gp: the widest group, elements per work-item for 4- and 8-byte types, where the
- * per-tile words start and their bytes per tile. */
+/* The shape the scan runs with: the widest group and elements per work-item for 4- and 8-byte
+ * types. kernels/scan.gp assumes 256, 16 and 8 unless told otherwise by -D options, and those
+ * are what nvcc and hipcc prebuild. */
 #define GROUP 256
 #define ITEMS(size) ((size) == 4 ? 16 : 8)
+#define DEFAULT_SHAPE(size) (GROUP == 256 && ITEMS(size) == ((size) == 4 ? 16 : 8))
+/* kernels/scan.gp: where the per-tile words start and their bytes per tile. */
 #define STATE_HEAD 16
 #define WORD_BYTES(size) ((size) == 4 ? 8 : 16)
 
@@ -33,8 +36,16 @@ gp_status gp_scan(gp_stream *stream, gp_scan_op op, int exclusive, gp_type type,
         return gp__fail(GP_ERROR_INVALID_ARGUMENT,
                         "%s: in [%zu, +%zu) and out [%zu, +%zu) overlap; out may be in only at the same offset", fn,
                         in.offset, n, out.offset, n);
-    const char *options = gp__type_option(dev, type, fn);
-    if (!options) return GP_ERROR_UNSUPPORTED;
+    const char *type_option = gp__type_option(dev, type, fn);
+    if (!type_option) return GP_ERROR_UNSUPPORTED;
+    size_t size = gp_type_size(type);
+    /* NVIDIA's OpenCL takes warp shuffles only as inline PTX, which the kernel cannot detect;
+     * CPUs gain nothing from subgroups, so they keep the plain path there. */
+    int opencl = strcmp(dev->info.backend, "opencl") == 0, nvidia = strstr(dev->info.vendor, "NVIDIA") != NULL;
+    char options[64], shape[48] = "";
+    if (!DEFAULT_SHAPE(size)) snprintf(shape, sizeof shape, " -DGP_SCAN_GROUP=%d -DGP_SCAN_ITEMS=%d", GROUP, ITEMS(size));
+    snprintf(options, sizeof options, "%s%s%s", type_option, shape,
+             !opencl ? "" : dev->info.type != GP_DEVICE_GPU ? " -DGP_SCAN_PLAIN" : nvidia ? " -DGP_NV_PTX" : "");
     gp_kernel *kernel = NULL;
     st = gp__builtin_kernel(dev, gp__src_scan, options, names[op], &kernel);
     if (st == GP_SUCCESS) st = gp__primitive_begin(&stream, dev, fn);
@@ -43,7 +54,7 @@ gp_status gp_scan(gp_stream *stream, gp_scan_op op, int exclusive, gp_type type,
         return st;
     }
 
-    size_t limit = kernel->props.max_group_size, size = gp_type_size(type), ls = GROUP;
+    size_t limit = kernel->props.max_group_size, ls = GROUP;
     if (dev->info.max_work_group_size < limit) limit = dev->info.max_work_group_size;
     if (dev->info.max_work_item_sizes[0] < limit) limit = dev->info.max_work_item_sizes[0];
     while (ls > 1 && ls > limit) ls /= 2;
@@ -66,9 +77,8 @@ gp_status gp_scan(gp_stream *stream, gp_scan_op op, int exclusive, gp_type type,
     uint32_t excl = exclusive != 0;
     /* NVIDIA's and AMD's GPUs start work-groups in id order, which CUDA and HIP scans rely on
      * too; no standard promises it, so every other device numbers tiles by a ticket. */
-    int ordered = dev->info.type == GP_DEVICE_GPU &&
-                  (strcmp(dev->info.backend, "opencl") != 0 || strstr(dev->info.vendor, "NVIDIA") ||
-                   strstr(dev->info.vendor, "Advanced Micro Devices") || strstr(dev->info.vendor, "AMD"));
+    int amd = strstr(dev->info.vendor, "Advanced Micro Devices") || strstr(dev->info.vendor, "AMD");
+    int ordered = dev->info.type == GP_DEVICE_GPU && (!opencl || nvidia || amd);
     uint32_t ticket = !ordered;
     size_t global = tiles * ls;
     gp_arg args[] = {GP_BUFFER(in.buffer), GP_VALUE(in_off), GP_BUFFER(out.buffer), GP_VALUE(out_off),
