@@ -27,7 +27,7 @@ static pthread_mutex_t mem_lock = PTHREAD_MUTEX_INITIALIZER;
 static mem_entry *mem_entries;
 
 /* GPUPORT_CACHE_DIR, else $XDG_CACHE_HOME/gpuport, else ~/.cache/gpuport. */
-static int cache_folder(char *out, size_t len)
+int gp__cache_folder(char *out, size_t len)
 {
     const char *dir = getenv("GPUPORT_CACHE_DIR");
     if (dir && *dir) return snprintf(out, len, "%s", dir) < (int)len;
@@ -42,7 +42,7 @@ static int entry_path(const unsigned char key[32], char *out, size_t len)
 {
     char dir[4096];
     snprintf(out, len, "no cache folder: GPUPORT_CACHE_DIR, XDG_CACHE_HOME and HOME are unset or too long");
-    if (!cache_folder(dir, sizeof dir)) return 0;
+    if (!gp__cache_folder(dir, sizeof dir)) return 0;
     char hex[65];
     for (int i = 0; i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", key[i]);
     return snprintf(out, len, "%s/%s.bin", dir, hex) < (int)len;
@@ -167,4 +167,22 @@ int gp__cache_store(const unsigned char key[32], const void *binary, size_t byte
     gp__debug("compile", "cache folder not writable (%s); keeping the binary in memory", path);
     keep_in_memory(key, binary, bytes);
     return 0;
+}
+
+int gp__cache_write_text(const char *name, const char *text)
+{
+    char dir[4096], path[4200], tmp[4300];
+    if (!gp__cache_folder(dir, sizeof dir) || snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+        return 0;
+    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
+    if (!make_parents(path)) return 0;
+    int fd = mkstemp(tmp);
+    if (fd < 0) return 0;
+    FILE *f = fdopen(fd, "w");
+    int ok = f && fputs(text, f) >= 0;
+    if (f) ok = fclose(f) == 0 && ok;
+    else close(fd);
+    if (ok) ok = rename(tmp, path) == 0;
+    if (!ok) unlink(tmp);
+    return ok;
 }

@@ -103,6 +103,11 @@ extern const char gp__src_map[], gp__src_reduce[], gp__src_scan[], gp__src_stenc
 /* cache.c: the kernel cache. key is 32 bytes. */
 int gp__cache_load(const unsigned char key[32], void **binary, size_t *bytes, int *on_disk);
 int gp__cache_store(const unsigned char key[32], const void *binary, size_t bytes);
+/* The cache folder's path (1), or 0 when there is none. */
+int gp__cache_folder(char *out, size_t len);
+/* A small text file in the cache folder (gp_gemm_tune's choices), written to a temporary file
+ * and renamed, so readers never see half of it; 1 when it was written. */
+int gp__cache_write_text(const char *name, const char *text);
 
 /* sha256.c */
 typedef struct gp__sha256 {
@@ -123,5 +128,43 @@ void gp__sha256_final(gp__sha256 *s, unsigned char out[32]);
     do {                                                                                       \
         if (!(h)) return gp__fail(GP_ERROR_INVALID_HANDLE, "%s: " name " is NULL", __func__);   \
     } while (0)
+
+/* trace.c: GPUPORT_TRACE=FILE.csv. Around each command:
+ *     gp__trace_token *t = gp__trace_begin(stream);   (NULL when tracing is off)
+ *     st = be->command(...);
+ *     gp__trace_end(t, st, "kernel", name, bytes, dims, work);
+ * A failed command leaves no row. Off, each costs one branch on a value read once. */
+typedef struct gp__trace_rec gp__trace_token;
+enum { GP__TRACE_UNREAD = 0, GP__TRACE_OFF = 1, GP__TRACE_ON = 2 };
+extern atomic_int gp__trace_state;
+/* stream NULL: a row on the host clock (a compile). */
+gp__trace_token *gp__trace_start(gp_device *dev, gp_stream *stream);
+void gp__trace_finish(gp__trace_token *t, gp_status st, const char *command, const char *name, size_t bytes,
+                      unsigned dims, const size_t *work);
+void gp__trace_compile(gp__trace_token *t, gp_status st, const char *source, const unsigned char key[32], size_t bytes);
+/* After a synchronize: writes the finished rows of the stream, or of every stream of dev (NULL). */
+void gp__trace_flush(gp_device *dev, gp_stream *stream);
+/* A drained stream about to be freed: writes its rows and forgets it (numbers are never reused). */
+void gp__trace_forget(gp_stream *stream);
+
+static inline int gp__trace_off(void)
+{
+    return atomic_load_explicit(&gp__trace_state, memory_order_relaxed) == GP__TRACE_OFF;
+}
+/* stream: the one the command runs on, never NULL. */
+static inline gp__trace_token *gp__trace_begin(gp_stream *stream)
+{
+    return gp__trace_off() ? NULL : gp__trace_start(stream->dev, stream);
+}
+static inline gp__trace_token *gp__trace_begin_host(gp_device *dev)
+{
+    return gp__trace_off() ? NULL : gp__trace_start(dev, NULL);
+}
+/* bytes 0 leaves the column empty; dims 0 leaves work empty, else it reads "x*y*z". */
+static inline void gp__trace_end(gp__trace_token *t, gp_status st, const char *command, const char *name,
+                                 size_t bytes, unsigned dims, const size_t *work)
+{
+    if (t) gp__trace_finish(t, st, command, name, bytes, dims, work);
+}
 
 #endif

@@ -110,7 +110,10 @@ static gp_status do_write(gp_stream *stream, gp_buffer *dst, size_t off, const v
     if (st == GP_SUCCESS) st = check_unmapped(dst, fn);
     if (st == GP_SUCCESS) st = gp__stream_for(stream, dst->dev, fn, &stream);
     if (st != GP_SUCCESS || bytes == 0) return st;
-    return dst->be->write(dst->dev->impl, stream->impl, dst->impl, off, src, bytes, blocking);
+    gp__trace_token *t = gp__trace_begin(stream);
+    st = dst->be->write(dst->dev->impl, stream->impl, dst->impl, off, src, bytes, blocking);
+    gp__trace_end(t, st, "write", "host->device", bytes, 0, NULL);
+    return st;
 }
 
 static gp_status do_read(gp_stream *stream, gp_buffer *src, size_t off, void *dst, size_t bytes, int blocking,
@@ -122,7 +125,10 @@ static gp_status do_read(gp_stream *stream, gp_buffer *src, size_t off, void *ds
     if (st == GP_SUCCESS) st = check_unmapped(src, fn);
     if (st == GP_SUCCESS) st = gp__stream_for(stream, src->dev, fn, &stream);
     if (st != GP_SUCCESS || bytes == 0) return st;
-    return src->be->read(src->dev->impl, stream->impl, src->impl, off, dst, bytes, blocking);
+    gp__trace_token *t = gp__trace_begin(stream);
+    st = src->be->read(src->dev->impl, stream->impl, src->impl, off, dst, bytes, blocking);
+    gp__trace_end(t, st, "read", "device->host", bytes, 0, NULL);
+    return st;
 }
 
 static gp_status do_copy(gp_stream *stream, gp_buffer *dst, size_t doff, gp_buffer *src, size_t soff, size_t bytes,
@@ -142,7 +148,10 @@ static gp_status do_copy(gp_stream *stream, gp_buffer *dst, size_t doff, gp_buff
     if (st == GP_SUCCESS) st = check_unmapped(src, fn);
     if (st == GP_SUCCESS) st = gp__stream_for(stream, dst->dev, fn, &stream);
     if (st != GP_SUCCESS || bytes == 0) return st;
-    return dst->be->copy(dst->dev->impl, stream->impl, dst->impl, doff, src->impl, soff, bytes, blocking);
+    gp__trace_token *t = gp__trace_begin(stream);
+    st = dst->be->copy(dst->dev->impl, stream->impl, dst->impl, doff, src->impl, soff, bytes, blocking);
+    gp__trace_end(t, st, "copy", "device->device", bytes, 0, NULL);
+    return st;
 }
 
 static gp_status do_fill(gp_stream *stream, gp_buffer *dst, size_t off, size_t bytes, const void *pattern, size_t psize,
@@ -159,7 +168,10 @@ static gp_status do_fill(gp_stream *stream, gp_buffer *dst, size_t off, size_t b
     if (st == GP_SUCCESS) st = check_unmapped(dst, fn);
     if (st == GP_SUCCESS) st = gp__stream_for(stream, dst->dev, fn, &stream);
     if (st != GP_SUCCESS || bytes == 0) return st;
-    return dst->be->fill(dst->dev->impl, stream->impl, dst->impl, off, bytes, pattern, psize, blocking);
+    gp__trace_token *t = gp__trace_begin(stream);
+    st = dst->be->fill(dst->dev->impl, stream->impl, dst->impl, off, bytes, pattern, psize, blocking);
+    gp__trace_end(t, st, "fill", "", bytes, 0, NULL);
+    return st;
 }
 
 gp_status gp_buffer_write(gp_stream *s, gp_buffer *dst, size_t off, const void *src, size_t bytes)

@@ -89,6 +89,7 @@ gp_status gp_program_create(gp_device *device, const char *source, const char *o
     size_t bin_bytes = 0;
     int on_disk = 0;
     double t0 = now_ms();
+    gp__trace_token *trace = gp__trace_begin_host(device);
     if (gp__cache_load(key, &bin, &bin_bytes, &on_disk)) {
         /* A refused entry is rebuilt; its message must not stand as the caller's last error. */
         char *saved = strdup(gp_last_error());
@@ -109,6 +110,7 @@ gp_status gp_program_create(gp_device *device, const char *source, const char *o
         if (st == GP_SUCCESS) st = be->program_load(device->impl, bin, bin_bytes, &p->impl);
         if (st == GP_SUCCESS) p->info.cache_on_disk = gp__cache_store(key, bin, bin_bytes);
     }
+    gp__trace_compile(trace, st, source, key, bin_bytes);
     gp__debug("compile", "%s:%zu %s in %.1f ms (%zu-byte binary, options '%s')", device->info.backend,
               device->info.backend_index, p->info.from_cache ? "loaded from cache" : "built", now_ms() - t0,
               bin_bytes, options ? options : "");
@@ -318,7 +320,10 @@ gp_status gp_kernel_launch(gp_stream *stream, gp_kernel *kernel, unsigned dims, 
     if (gp__debug_on("launch"))
         gp__debug("launch", "%s on %s:%zu: groups %zux%zux%zu of %zux%zux%zu", kernel->name, kernel->dev->info.backend,
                   kernel->dev->info.backend_index, groups[0], groups[1], groups[2], loc[0], loc[1], loc[2]);
+    gp__trace_token *t = gp__trace_begin(stream);
     st = kernel->be->launch(kernel->dev->impl, stream->impl, kernel->impl, dims, groups, loc, nargs, plugin_args);
+    size_t work[3] = {global[0], dims > 1 ? global[1] : 1, dims > 2 ? global[2] : 1};
+    gp__trace_end(t, st, "kernel", kernel->name, 0, 3, work);
     if (plugin_args != small) free(plugin_args);
     return st;
 }

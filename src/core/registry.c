@@ -339,5 +339,6 @@ gp_status gp_device_synchronize(gp_device *device)
     gp_status st = GP_SUCCESS;
     for (size_t i = 0; i < n && st == GP_SUCCESS; i++) st = device->be->stream_synchronize(device->impl, impls[i]);
     free(impls);
+    gp__trace_flush(device, NULL);
     return st;
 }

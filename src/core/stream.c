@@ -43,6 +43,7 @@ gp_status gp_stream_destroy(gp_stream *stream)
     if (stream == dev->default_stream)
         return gp__fail(GP_ERROR_INVALID_ARGUMENT, "gp_stream_destroy: the default stream belongs to the library");
     gp_status st = stream->be->stream_synchronize(dev->impl, stream->impl);
+    gp__trace_forget(stream);
     pthread_mutex_lock(&dev->lock);
     for (gp_stream **p = &dev->streams; *p; p = &(*p)->next)
         if (*p == stream) {
@@ -67,7 +68,9 @@ gp_status gp_stream_get_default(gp_device *device, gp_stream **stream)
 gp_status gp_stream_synchronize(gp_stream *stream)
 {
     GP__CHECK_HANDLE(stream, "stream");
-    return stream->be->stream_synchronize(stream->dev->impl, stream->impl);
+    gp_status st = stream->be->stream_synchronize(stream->dev->impl, stream->impl);
+    gp__trace_flush(stream->dev, stream);
+    return st;
 }
 
 gp_status gp_event_create(gp_device *device, gp_event **event)
