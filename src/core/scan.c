@@ -7,11 +7,9 @@
 #include <string.h>
 
 /* The shape the scan runs with: the widest group and elements per work-item for 4- and 8-byte
- * types. kernels/scan.gp assumes 256, 16 and 8 unless told otherwise by -D options, and those
- * are what nvcc and hipcc prebuild. */
-#define GROUP 256
-#define ITEMS(size) ((size) == 4 ? 16 : 8)
-#define DEFAULT_SHAPE(size) (GROUP == 256 && ITEMS(size) == ((size) == 4 ? 16 : 8))
+ * types, kernels/scan.gp's defaults (which nvcc and hipcc prebuild). */
+#define GROUP 128
+#define ITEMS(size) ((size) == 4 ? 32 : 16)
 /* kernels/scan.gp: where the per-tile words start and their bytes per tile. */
 #define STATE_HEAD 16
 #define WORD_BYTES(size) ((size) == 4 ? 8 : 16)
@@ -42,9 +40,8 @@ gp_status gp_scan(gp_stream *stream, gp_scan_op op, int exclusive, gp_type type,
     /* NVIDIA's OpenCL takes warp shuffles only as inline PTX, which the kernel cannot detect;
      * CPUs gain nothing from subgroups, so they keep the plain path there. */
     int opencl = strcmp(dev->info.backend, "opencl") == 0, nvidia = strstr(dev->info.vendor, "NVIDIA") != NULL;
-    char options[64], shape[48] = "";
-    if (!DEFAULT_SHAPE(size)) snprintf(shape, sizeof shape, " -DGP_SCAN_GROUP=%d -DGP_SCAN_ITEMS=%d", GROUP, ITEMS(size));
-    snprintf(options, sizeof options, "%s%s%s", type_option, shape,
+    char options[64];
+    snprintf(options, sizeof options, "%s%s", type_option,
              !opencl ? "" : dev->info.type != GP_DEVICE_GPU ? " -DGP_SCAN_PLAIN" : nvidia ? " -DGP_NV_PTX" : "");
     gp_kernel *kernel = NULL;
     st = gp__builtin_kernel(dev, gp__src_scan, options, names[op], &kernel);
