@@ -14,12 +14,36 @@ const char gp__ch_vendor_driver_hint[] =
 
 const char *const gp__ch_vendor_rtc_libs[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so", NULL};
 /* The toolkit the environment names, then the one this plugin was built against. */
-const char *const gp__ch_vendor_rtc_dirs[] = {"$CUDA_PATH/lib64",
+const char *const gp__ch_vendor_lib_dirs[] = {"$CUDA_PATH/lib64",
 #ifdef GP__CUDA_LIB_HINT
                                               GP__CUDA_LIB_HINT,
 #endif
                                               "/usr/local/cuda/lib64", NULL};
 const char *gp__ch_vendor_rtc_fallback(void) { return NULL; }
+
+/* cuBLAS ships with the toolkit, so it is looked for where NVRTC is. */
+const char *const gp__ch_vendor_blas_libs[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so", NULL};
+const char gp__ch_vendor_blas_hint[] = "install cuBLAS 12 or 13 (the CUDA toolkit's libcublas, e.g. NVIDIA's "
+                                       "libcublas-13-0 package), or set CUDA_PATH to a toolkit that has it";
+
+void gp__ch_vendor_blas_version(char *buf, size_t len)
+{
+    int v[3] = {0, 0, 0};
+    gp__ch.blas_get_property(CH_CUBLAS_MAJOR_VERSION, &v[0]);
+    gp__ch.blas_get_property(CH_CUBLAS_MINOR_VERSION, &v[1]);
+    gp__ch.blas_get_property(CH_CUBLAS_PATCH_LEVEL, &v[2]);
+    snprintf(buf, len, "%d.%d.%d", v[0], v[1], v[2]);
+}
+
+ch_blas_status gp__ch_vendor_blas_setup(ch_blas_handle h, const char **call)
+{
+    /* DEFAULT_MATH, not PEDANTIC_MATH: both keep FP32 products in FP32 (no TF32, which only
+     * CUBLAS_TF32_TENSOR_OP_MATH allows), but pedantic mode may also give up cuBLAS's fastest
+     * FP32 kernels, and cuBLAS is the performance anchor gpuport is measured against. Set
+     * explicitly so that a different default in a later cuBLAS cannot change the results. */
+    *call = "cublasSetMathMode";
+    return gp__ch.blas_set_math_mode(h, CH_CUBLAS_DEFAULT_MATH);
+}
 
 const char *gp__ch_vendor_error_name(ch_result r)
 {

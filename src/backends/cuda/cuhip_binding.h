@@ -114,6 +114,44 @@ typedef nvrtcProgram ch_rtc_program;
     X(rtc_get_cubin_size, nvrtcGetCUBINSize, CH_S(nvrtcGetCUBINSize))                          \
     X(rtc_get_cubin, nvrtcGetCUBIN, CH_S(nvrtcGetCUBIN))
 
+/* cuBLAS, declared here so that the plugin builds without its headers. Values and prototypes
+ * as in cublas_api.h of cuBLAS 13.1.0 (CUDA 13.1), unchanged since cuBLAS 11; the enums are
+ * passed as int. */
+typedef struct cublasContext *ch_blas_handle; /* cublasHandle_t */
+typedef int ch_blas_status;                   /* cublasStatus_t */
+typedef int ch_blas_op;                       /* cublasOperation_t */
+#define CH_BLAS_TITLE "cuBLAS"
+#define CH_BLAS_SUCCESS 0      /* CUBLAS_STATUS_SUCCESS */
+#define CH_BLAS_ALLOC_FAILED 3 /* CUBLAS_STATUS_ALLOC_FAILED */
+#define CH_BLAS_OP_N 0         /* CUBLAS_OP_N */
+#define CH_BLAS_OP_T 1         /* CUBLAS_OP_T */
+#define CH_CUBLAS_DEFAULT_MATH 0 /* cublasMath_t: FP32 stays FP32; TF32 is 3, opt-in only */
+#define CH_CUBLAS_MAJOR_VERSION 0 /* libraryPropertyType (library_types.h) */
+#define CH_CUBLAS_MINOR_VERSION 1
+#define CH_CUBLAS_PATCH_LEVEL 2
+ch_blas_status cublasCreate_v2(ch_blas_handle *handle);
+ch_blas_status cublasDestroy_v2(ch_blas_handle handle);
+ch_blas_status cublasSetStream_v2(ch_blas_handle handle, CUstream stream);
+ch_blas_status cublasSetMathMode(ch_blas_handle handle, int mode);
+ch_blas_status cublasGetProperty(int type, int *value);
+const char *cublasGetStatusName(ch_blas_status status);
+ch_blas_status cublasSgemm_v2(ch_blas_handle handle, ch_blas_op transa, ch_blas_op transb, int m, int n, int k,
+                              const float *alpha, const float *a, int lda, const float *b, int ldb,
+                              const float *beta, float *c, int ldc);
+ch_blas_status cublasDgemm_v2(ch_blas_handle handle, ch_blas_op transa, ch_blas_op transb, int m, int n, int k,
+                              const double *alpha, const double *a, int lda, const double *b, int ldb,
+                              const double *beta, double *c, int ldc);
+
+#define CH_BLAS_API(X)                                                                         \
+    X(blas_create, cublasCreate_v2, "cublasCreate_v2")                                         \
+    X(blas_destroy, cublasDestroy_v2, "cublasDestroy_v2")                                      \
+    X(blas_set_stream, cublasSetStream_v2, "cublasSetStream_v2")                               \
+    X(blas_sgemm, cublasSgemm_v2, "cublasSgemm_v2")                                            \
+    X(blas_dgemm, cublasDgemm_v2, "cublasDgemm_v2")                                            \
+    X(blas_set_math_mode, cublasSetMathMode, "cublasSetMathMode")                              \
+    X(blas_get_property, cublasGetProperty, "cublasGetProperty")
+#define CH_BLAS_API_OPTIONAL(X) X(blas_status_name, cublasGetStatusName, "cublasGetStatusName")
+
 /* What the vendor part keeps per device beside the shared fields. */
 typedef struct ch_vendor_device {
     CUcontext ctx; /* the retained primary context */

@@ -19,13 +19,6 @@ static char ch_rtc_tried[1536]; /* for the message when the runtime compiler is 
 /* Launches with at most this many arguments build their parameter array on the stack. */
 #define CH_STACK_ARGS 32
 
-typedef struct ch_buffer {
-    ch_dptr ptr; /* what kernels see; for host memory its device-side address (0 if none) */
-    void *host;  /* pinned and mapped buffers: the host address */
-    size_t bytes;
-    gp_memory memory;
-} ch_buffer;
-
 typedef struct ch_event_obj {
     ch_event ev;
     atomic_int recorded; /* elapsed time on a never-recorded event is the caller's error */
@@ -115,36 +108,37 @@ static void ch_append(char *buf, size_t len, const char *fmt, const char *a, con
         snprintf(buf + used, len - used, fmt, a, b);
 }
 
-/* Opens the runtime compiler at path; 1 when it is now the one in use. */
-static int ch_try_rtc(const char *path)
+/* Opens path and resolves it; the library, or NULL with the failure appended to tried and, when
+ * it is the first, copied to first. */
+static void *ch_try_lib(const char *path, const char *(*resolve)(void *lib), char *tried, size_t tried_len,
+                        char *first, size_t first_len)
 {
+    char why[512];
     void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    const char *sep = ch_rtc_tried[0] ? "; " : "";
-    if (!lib) {
-        const char *e = dlerror();
-        ch_append(ch_rtc_tried, sizeof ch_rtc_tried, "%s%s", sep, e ? e : path);
-        return 0;
-    }
-    const char *missing = ch_resolve_rtc(lib);
-    if (missing) {
-        ch_append(ch_rtc_tried, sizeof ch_rtc_tried, "%s%s lacks ", sep, path);
-        ch_append(ch_rtc_tried, sizeof ch_rtc_tried, "%s%s", missing, "");
+    const char *missing = NULL;
+    if (lib && !(missing = resolve(lib)))
+        return lib;
+    if (lib) {
+        snprintf(why, sizeof why, "%s lacks %s", path, missing);
         dlclose(lib);
-        return 0;
+    } else {
+        const char *e = dlerror();
+        snprintf(why, sizeof why, "%s", e ? e : path);
     }
-    ch_rtc_lib = lib;
-    return 1;
+    if (tried)
+        ch_append(tried, tried_len, "%s%s", tried[0] ? "; " : "", why);
+    if (first && first_len && !first[0])
+        snprintf(first, first_len, "%s", why);
+    return NULL;
 }
 
-/* The runtime compiler is optional: without it only prebuilt binaries load. Tried in order:
- * the loader's own search, then each of the vendor's folders ("$VAR/sub" where VAR is set),
- * then the vendor's fallback library. */
-static void ch_load_rtc(void)
+void *gp__ch_find_lib(const char *const *names, const char *(*resolve)(void *lib), char *tried, size_t tried_len,
+                      char *first, size_t first_len)
 {
-    ch_rtc_tried[0] = '\0';
     char dir[1024], path[1200];
-    for (size_t d = 0; !ch_rtc_lib && (d == 0 || gp__ch_vendor_rtc_dirs[d - 1]); d++) {
-        const char *folder = d ? gp__ch_vendor_rtc_dirs[d - 1] : NULL;
+    void *lib = NULL;
+    for (size_t d = 0; !lib && (d == 0 || gp__ch_vendor_lib_dirs[d - 1]); d++) {
+        const char *folder = d ? gp__ch_vendor_lib_dirs[d - 1] : NULL;
         if (folder && folder[0] == '$') {
             size_t vlen = strcspn(folder + 1, "/");
             char var[64];
@@ -155,14 +149,24 @@ static void ch_load_rtc(void)
             snprintf(dir, sizeof dir, "%s%s", value, folder + 1 + vlen);
             folder = dir;
         }
-        for (size_t n = 0; !ch_rtc_lib && gp__ch_vendor_rtc_libs[n]; n++) {
-            snprintf(path, sizeof path, "%s%s%s", folder ? folder : "", folder ? "/" : "", gp__ch_vendor_rtc_libs[n]);
-            ch_try_rtc(path);
+        for (size_t n = 0; !lib && names[n]; n++) {
+            snprintf(path, sizeof path, "%s%s%s", folder ? folder : "", folder ? "/" : "", names[n]);
+            lib = ch_try_lib(path, resolve, tried, tried_len, first, first_len);
         }
     }
+    return lib;
+}
+
+/* The runtime compiler is optional: without it only prebuilt binaries load. Tried in order:
+ * the loader's own search, then each of the vendor's folders, then the vendor's fallback
+ * library. */
+static void ch_load_rtc(void)
+{
+    ch_rtc_tried[0] = '\0';
+    ch_rtc_lib = gp__ch_find_lib(gp__ch_vendor_rtc_libs, ch_resolve_rtc, ch_rtc_tried, sizeof ch_rtc_tried, NULL, 0);
     const char *fallback = gp__ch_vendor_rtc_fallback();
     if (!ch_rtc_lib && fallback)
-        ch_try_rtc(fallback);
+        ch_rtc_lib = ch_try_lib(fallback, ch_resolve_rtc, ch_rtc_tried, sizeof ch_rtc_tried, NULL, 0);
     if (!ch_rtc_lib)
         return; /* gp__ch_rtc_loaded stays 0, so no rtc_* entry is used */
     int major = 0, minor = 0;
@@ -246,6 +250,7 @@ static gp_status ch_device_open(size_t index, void **out, gp_device_info *info)
         return st;
     }
     pthread_mutex_init(&d->fill_lock, NULL);
+    pthread_mutex_init(&d->blas_lock, NULL);
 
     size_t total = 0;
     gp__ch.device_total_mem(&total, d->device);
@@ -273,9 +278,11 @@ static gp_status ch_device_open(size_t index, void **out, gp_device_info *info)
 static void ch_device_close(void *dev)
 {
     gp__ch_device *d = dev;
+    gp__ch_blas_close(d);
     if (d->fill_module && gp__ch_vendor_enter(d) == GP_SUCCESS)
         gp__ch.module_unload(d->fill_module);
     pthread_mutex_destroy(&d->fill_lock);
+    pthread_mutex_destroy(&d->blas_lock);
     gp__ch_vendor_device_close(d);
     free(d);
 }
@@ -1034,6 +1041,8 @@ static const gp__backend ch_backend = {
     .kernel_create = ch_kernel_create,
     .kernel_destroy = ch_kernel_destroy,
     .launch = ch_launch,
+    .blas_info = gp__ch_blas_info,
+    .blas_gemm = gp__ch_blas_gemm,
 };
 
 GP_API const gp__backend *gp_plugin_entry(void);

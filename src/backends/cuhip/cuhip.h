@@ -39,6 +39,13 @@
  *     hipSetDevice, hiprtcGetCode...) may be added freely; only the vendor .c uses them.
  *     The symbol string is what dlsym looks up: stringify after macro expansion (HIP maps
  *     some names to versioned symbols, as cuda.h does with _v2);
+ *   - the vendor BLAS, declared by the binding itself (its headers are not needed to build):
+ *     CH_BLAS_TITLE ("rocBLAS"), typedefs ch_blas_handle, ch_blas_status and ch_blas_op (enums
+ *     passed as int), CH_BLAS_SUCCESS, CH_BLAS_ALLOC_FAILED, CH_BLAS_OP_N, CH_BLAS_OP_T, and
+ *     CH_BLAS_API(X) / CH_BLAS_API_OPTIONAL(X) with the fields blas_create, blas_destroy,
+ *     blas_set_stream, blas_sgemm, blas_dgemm (rocblas_create_handle, rocblas_destroy_handle,
+ *     rocblas_set_stream, rocblas_sgemm, rocblas_dgemm: column-major, int sizes, host scalars)
+ *     and optionally blas_status_name (rocblas_status_to_string), plus vendor-only fields;
  *   - struct ch_vendor_device: what the vendor part keeps per device (CUDA: the primary
  *     context and compute capability; HIP: the gfx target name);
  *   - optionally CH_RTC_DEFINES_IN_SOURCE, when the runtime compiler must get the -D build
@@ -46,7 +53,8 @@
  *
  * And the vendor .c must define the gp__ch_vendor_* functions and tables declared below; HIP's
  * are: driver libraries libamdhip64.so.5/.so.6/.so, hiprtc libhiprtc.so.6/.so.5/.so or else
- * the driver library itself (ROCm 5 has hiprtc inside it); init = hipInit plus the version
+ * the driver library itself (ROCm 5 has hiprtc inside it); BLAS librocblas.so.4/.3/.0/.so;
+ * init = hipInit plus the version
  * check; enter = hipSetDevice when hipGetDevice differs; device_open = the gfx name from
  * hipGetDeviceProperties; rtc options --offload-arch=gfxNNN; code = hiprtcGetCode as
  * GP__CH_CODE_HIP. The plugin's build also provides gp__ch_prelude, gp__ch_fill_source
@@ -66,6 +74,8 @@ typedef struct gp__ch_api {
     CH_DRIVER_API(CH__FIELD)
     CH_DRIVER_API_OPTIONAL(CH__FIELD)
     CH_RTC_API(CH__FIELD)
+    CH_BLAS_API(CH__FIELD)
+    CH_BLAS_API_OPTIONAL(CH__FIELD)
 } gp__ch_api;
 #undef CH__FIELD
 
@@ -84,7 +94,18 @@ typedef struct gp__ch_device {
     pthread_mutex_t fill_lock;
     ch_module fill_module;
     ch_function fill_function;
+    /* The vendor BLAS handle, made on first use; the lock also serializes its calls, since
+     * the stream a handle works on is state of the handle. */
+    pthread_mutex_t blas_lock;
+    ch_blas_handle blas;
 } gp__ch_device;
+
+typedef struct ch_buffer {
+    ch_dptr ptr; /* what kernels see; for host memory its device-side address (0 if none) */
+    void *host;  /* pinned and mapped buffers: the host address */
+    size_t bytes;
+    gp_memory memory;
+} ch_buffer;
 
 /* Kinds of code a binary holds (the program_build header). */
 enum { GP__CH_CODE_CUBIN = 1, GP__CH_CODE_PTX = 2, GP__CH_CODE_HIP = 3, GP__CH_CODE_FATBIN = 4 };
@@ -105,18 +126,39 @@ extern const char gp__ch_fill_source[]; /* kernels/fill.gp */
 /* Sets the detail message "<what> failed: NAME (code)" and returns the matching status. */
 gp_status gp__ch_fail(ch_result r, const char *what);
 
+/* Opens the first of the NULL-terminated names, looked for by the loader and then in each of
+ * gp__ch_vendor_lib_dirs, for which resolve (returning the first symbol missing, or NULL)
+ * succeeds. Every failure is appended to tried ("; " apart); the first also goes to first
+ * (either may be NULL). NULL when none opened. */
+void *gp__ch_find_lib(const char *const *names, const char *(*resolve)(void *lib), char *tried, size_t tried_len,
+                      char *first, size_t first_len);
+
+/* The vendor BLAS hooks (blas.c); gp__ch_blas_close frees the device's handle. */
+gp_status gp__ch_blas_info(void *dev, char *text, size_t len);
+gp_status gp__ch_blas_gemm(void *dev, void *stream, gp_type type, int trans_a, int trans_b, size_t m, size_t n,
+                           size_t k, double alpha, void *a, size_t a_off, size_t lda, void *b, size_t b_off,
+                           size_t ldb, double beta, void *c, size_t c_off, size_t ldc);
+void gp__ch_blas_close(gp__ch_device *d);
+
 /* ---- What each vendor supplies ---- */
 
 /* NULL-terminated names dlopen tries for the driver; the first is the one messages name. */
 extern const char *const gp__ch_vendor_driver_libs[];
 /* What to tell a user whose driver library is missing. */
 extern const char gp__ch_vendor_driver_hint[];
-/* Where the runtime compiler is looked for: NULL-terminated file names, tried in the loader's
- * search and then in each NULL-terminated folder ("$VAR/sub" where the variable is set), and
- * last a library the vendor names (NULL for none). */
+/* Where the runtime compiler and the BLAS are looked for: NULL-terminated file names, tried in
+ * the loader's search and then in each of the NULL-terminated folders ("$VAR/sub" where the
+ * variable is set); the runtime compiler last in a library the vendor names (NULL for none). */
 extern const char *const gp__ch_vendor_rtc_libs[];
-extern const char *const gp__ch_vendor_rtc_dirs[];
+extern const char *const gp__ch_vendor_lib_dirs[];
 const char *gp__ch_vendor_rtc_fallback(void);
+extern const char *const gp__ch_vendor_blas_libs[];
+extern const char gp__ch_vendor_blas_hint[]; /* what to install when none is found */
+/* The loaded BLAS's version ("13.1.0"), into buf. */
+void gp__ch_vendor_blas_version(char *buf, size_t len);
+/* Settings a new handle needs (CUDA: the math mode); called with the device current. On
+ * failure sets *call to the BLAS call that failed. */
+ch_blas_status gp__ch_vendor_blas_setup(ch_blas_handle h, const char **call);
 /* After the driver table is resolved: initialises the driver and checks its version, filling
  * gp__ch_driver_version. On failure fills reason and returns GP_ERROR_BACKEND_UNAVAILABLE. */
 gp_status gp__ch_vendor_init(char *reason, size_t reason_len);

@@ -120,6 +120,39 @@ typedef hiprtcProgram ch_rtc_program;
     X(rtc_get_code_size, hiprtcGetCodeSize, CH_S(hiprtcGetCodeSize))                           \
     X(rtc_get_code, hiprtcGetCode, CH_S(hiprtcGetCode))
 
+/* rocBLAS, declared here so that the plugin builds without its headers (Debian has none).
+ * Values and prototypes as in rocblas-types.h and rocblas-functions.h of rocBLAS 4 (ROCm 6),
+ * the same in rocBLAS 2 and 3 (ROCm 5); rocblas_int is int32_t in these (LP64) builds and the
+ * enums are passed as int. */
+typedef struct _rocblas_handle *ch_blas_handle; /* rocblas_handle */
+typedef int ch_blas_status;                     /* rocblas_status */
+typedef int ch_blas_op;                         /* rocblas_operation */
+#define CH_BLAS_TITLE "rocBLAS"
+#define CH_BLAS_SUCCESS 0      /* rocblas_status_success */
+#define CH_BLAS_ALLOC_FAILED 5 /* rocblas_status_memory_error */
+#define CH_BLAS_OP_N 111       /* rocblas_operation_none */
+#define CH_BLAS_OP_T 112       /* rocblas_operation_transpose */
+ch_blas_status rocblas_create_handle(ch_blas_handle *handle);
+ch_blas_status rocblas_destroy_handle(ch_blas_handle handle);
+ch_blas_status rocblas_set_stream(ch_blas_handle handle, hipStream_t stream);
+ch_blas_status rocblas_get_version_string(char *buf, size_t len);
+const char *rocblas_status_to_string(ch_blas_status status);
+ch_blas_status rocblas_sgemm(ch_blas_handle handle, ch_blas_op transa, ch_blas_op transb, int m, int n, int k,
+                             const float *alpha, const float *a, int lda, const float *b, int ldb, const float *beta,
+                             float *c, int ldc);
+ch_blas_status rocblas_dgemm(ch_blas_handle handle, ch_blas_op transa, ch_blas_op transb, int m, int n, int k,
+                             const double *alpha, const double *a, int lda, const double *b, int ldb,
+                             const double *beta, double *c, int ldc);
+
+#define CH_BLAS_API(X)                                                                         \
+    X(blas_create, rocblas_create_handle, "rocblas_create_handle")                             \
+    X(blas_destroy, rocblas_destroy_handle, "rocblas_destroy_handle")                          \
+    X(blas_set_stream, rocblas_set_stream, "rocblas_set_stream")                               \
+    X(blas_sgemm, rocblas_sgemm, "rocblas_sgemm")                                              \
+    X(blas_dgemm, rocblas_dgemm, "rocblas_dgemm")                                              \
+    X(blas_get_version_string, rocblas_get_version_string, "rocblas_get_version_string")
+#define CH_BLAS_API_OPTIONAL(X) X(blas_status_name, rocblas_status_to_string, "rocblas_status_to_string")
+
 /* What the vendor part keeps per device beside the shared fields. */
 typedef struct ch_vendor_device {
     char target[64];  /* the gfx part, for --offload-arch: "gfx90a" */

@@ -27,10 +27,29 @@ const char gp__ch_vendor_driver_hint[] =
 static char hip_driver_path[1024];
 
 const char *const gp__ch_vendor_rtc_libs[] = {"libhiprtc.so.6", "libhiprtc.so.5", "libhiprtc.so", NULL};
-const char *const gp__ch_vendor_rtc_dirs[] = {"$ROCM_PATH/lib", "/opt/rocm/lib", NULL};
+const char *const gp__ch_vendor_lib_dirs[] = {"$ROCM_PATH/lib", "/opt/rocm/lib", NULL};
 /* ROCm 5 has no separate hiprtc: the runtime itself exports it (opening it again only takes
  * another reference). */
 const char *gp__ch_vendor_rtc_fallback(void) { return hip_driver_path[0] ? hip_driver_path : NULL; }
+
+const char *const gp__ch_vendor_blas_libs[] = {"librocblas.so.4", "librocblas.so.3", "librocblas.so.0", "librocblas.so",
+                                               NULL};
+const char gp__ch_vendor_blas_hint[] = "install rocBLAS (rocm-libs, or the rocblas package of AMD's ROCm "
+                                       "repository; Debian 12 has none), and set ROCM_PATH if ROCm is not in /opt/rocm";
+
+void gp__ch_vendor_blas_version(char *buf, size_t len)
+{
+    char v[128]; /* "4.0.0.<commit>"; rocBLAS refuses a buffer shorter than the whole text */
+    if (gp__ch.blas_get_version_string(v, sizeof v) != CH_BLAS_SUCCESS)
+        snprintf(v, sizeof v, "(version unknown)");
+    snprintf(buf, len, "%s", v);
+}
+
+ch_blas_status gp__ch_vendor_blas_setup(ch_blas_handle h, const char **call)
+{
+    (void)h, (void)call; /* a new handle computes FP32 in FP32: rocBLAS's xf32 is opt-in */
+    return CH_BLAS_SUCCESS;
+}
 
 const char *gp__ch_vendor_error_name(ch_result r)
 {

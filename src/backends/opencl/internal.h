@@ -80,4 +80,10 @@ void gp__cl_kernel_destroy(void *dev, void *kernel);
 gp_status gp__cl_launch(void *dev, void *stream, void *kernel, unsigned dims, const size_t groups[3],
                         const size_t local[3], size_t nargs, const gp_arg *args);
 
+/* The hooks of blas.c (CLBlast). */
+gp_status gp__cl_blas_info(void *dev, char *text, size_t len);
+gp_status gp__cl_blas_gemm(void *dev, void *stream, gp_type type, int trans_a, int trans_b, size_t m, size_t n,
+                           size_t k, double alpha, void *a, size_t a_off, size_t lda, void *b, size_t b_off,
+                           size_t ldb, double beta, void *c, size_t c_off, size_t ldc);
+
 #endif /* GPUPORT_OPENCL_INTERNAL_H */

@@ -1,5 +1,5 @@
 /* libgpuport-opencl: devices, buffers, streams and events on OpenCL 1.2 through the ICD loader
- * (loader.c), and the plugin's table; programs, kernels and launches are in program.c. */
+ * (loader.c), and the plugin's table; programs, kernels and launches are in program.c, CLBlast in blas.c. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stdio.h>
@@ -651,6 +651,8 @@ static const gp__backend gp__cl_backend = {
     .kernel_create = gp__cl_kernel_create,
     .kernel_destroy = gp__cl_kernel_destroy,
     .launch = gp__cl_launch,
+    .blas_info = gp__cl_blas_info,
+    .blas_gemm = gp__cl_blas_gemm,
 };
 
 GP_API const gp__backend *gp_plugin_entry(void);

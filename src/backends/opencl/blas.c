@@ -1,0 +1,190 @@
+/* CLBlast, the OpenCL BLAS: opened on first use (it is optional, and loading it at init would
+ * cost every program time), called on the stream's queue and ordered like a kernel launch. */
+#define _GNU_SOURCE /* dladdr, realpath */
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* From clblast_c.h of CLBlast 1.6.3 (the same since CLBlast 1.0; Debian 12 has 1.5.3), declared
+ * here so that the plugin builds without it; the enums are passed as int. */
+enum { GP__CLBLAST_COL_MAJOR = 102, GP__CLBLAST_NO_TRANS = 111, GP__CLBLAST_TRANS = 112 };
+typedef int gp__clblast_sgemm_fn(int layout, int a_transpose, int b_transpose, size_t m, size_t n, size_t k,
+                                 float alpha, cl_mem a, size_t a_offset, size_t a_ld, cl_mem b, size_t b_offset,
+                                 size_t b_ld, float beta, cl_mem c, size_t c_offset, size_t c_ld,
+                                 cl_command_queue *queue, cl_event *event);
+typedef int gp__clblast_dgemm_fn(int layout, int a_transpose, int b_transpose, size_t m, size_t n, size_t k,
+                                 double alpha, cl_mem a, size_t a_offset, size_t a_ld, cl_mem b, size_t b_offset,
+                                 size_t b_ld, double beta, cl_mem c, size_t c_offset, size_t c_ld,
+                                 cl_command_queue *queue, cl_event *event);
+
+/* CLBlast's own status codes; the ones above -1000 are OpenCL's. */
+static const struct {
+    int code;
+    const char *name;
+} gp__clblast_codes[] = {
+    {-1024, "CLBlastNotImplemented"},       {-1022, "CLBlastInvalidMatrixA"},
+    {-1021, "CLBlastInvalidMatrixB"},       {-1020, "CLBlastInvalidMatrixC"},
+    {-1017, "CLBlastInvalidDimension"},     {-1016, "CLBlastInvalidLeadDimA"},
+    {-1015, "CLBlastInvalidLeadDimB"},      {-1014, "CLBlastInvalidLeadDimC"},
+    {-1011, "CLBlastInsufficientMemoryA"},  {-1010, "CLBlastInsufficientMemoryB"},
+    {-1009, "CLBlastInsufficientMemoryC"},  {-2050, "CLBlastInsufficientMemoryTemp"},
+    {-2046, "CLBlastInvalidLocalMemUsage"}, {-2044, "CLBlastNoDoublePrecision"},
+    {-2041, "CLBlastDatabaseError"},        {-2040, "CLBlastUnknownError"},
+    {-2039, "CLBlastUnexpectedError"},
+};
+#define GP__CLBLAST_NO_DOUBLE -2044
+
+static pthread_mutex_t gp__clblast_lock = PTHREAD_MUTEX_INITIALIZER;
+static int gp__clblast_tried; /* the first attempt decides for the whole process */
+static gp__clblast_sgemm_fn *gp__clblast_sgemm;
+static gp__clblast_dgemm_fn *gp__clblast_dgemm;
+static char gp__clblast_text[768]; /* "CLBlast 1.5.3", or why there is none */
+
+/* "CLBlast 1.5.3" from the file the loader found: CLBlast has no version query, but its
+ * soname links to a file named with the whole version. */
+static void gp__clblast_name_version(void *sym)
+{
+    Dl_info where;
+    char real[PATH_MAX];
+    const char *file = NULL, *v = NULL;
+    if (dladdr(sym, &where) && where.dli_fname && realpath(where.dli_fname, real)) {
+        file = strrchr(real, '/');
+        v = strstr(file ? file : real, ".so.");
+    }
+    snprintf(gp__clblast_text, sizeof gp__clblast_text, "CLBlast%s%s", v ? " " : "", v ? v + 4 : "");
+}
+
+/* 1 once CLBlast is loaded; 0 with the reason in gp__clblast_text. */
+static int gp__clblast_load(void)
+{
+    static const char *const names[] = {"libclblast.so.1", "libclblast.so"};
+    pthread_mutex_lock(&gp__clblast_lock);
+    if (!gp__clblast_tried) {
+        gp__clblast_tried = 1;
+        char first_error[512] = "";
+        void *lib = NULL;
+        for (size_t i = 0; i < 2 && !lib; i++) {
+            const char *e = (lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL)) ? NULL : dlerror();
+            if (i == 0 && e) /* the unversioned name exists only with the -dev package */
+                snprintf(first_error, sizeof first_error, "%s", e);
+        }
+        void *s = lib ? dlsym(lib, "CLBlastSgemm") : NULL, *d = lib ? dlsym(lib, "CLBlastDgemm") : NULL;
+        if (!lib) {
+            snprintf(gp__clblast_text, sizeof gp__clblast_text,
+                     "%s not found (%s): install CLBlast (Debian and Ubuntu: libclblast1)", names[0], first_error);
+        } else if (!s || !d) {
+            snprintf(gp__clblast_text, sizeof gp__clblast_text,
+                     "the CLBlast found has no CLBlastSgemm or CLBlastDgemm: install CLBlast 1.0 or newer");
+            dlclose(lib);
+        } else {
+            /* memcpy, not a cast: ISO C has no conversion from object to function pointers. */
+            memcpy(&gp__clblast_sgemm, &s, sizeof s);
+            memcpy(&gp__clblast_dgemm, &d, sizeof d);
+            gp__clblast_name_version(s);
+            gp__cl_host->debug("load", "opencl: %s loaded", gp__clblast_text);
+        }
+    }
+    int ok = gp__clblast_sgemm != NULL;
+    pthread_mutex_unlock(&gp__clblast_lock);
+    return ok;
+}
+
+gp_status gp__cl_blas_info(void *dev, char *text, size_t len)
+{
+    (void)dev; /* CLBlast serves every OpenCL 1.1 device; f64 needs the device's cl_khr_fp64 */
+    int ok = gp__clblast_load();
+    snprintf(text, len, "%s", gp__clblast_text);
+    if (ok)
+        return GP_SUCCESS;
+    gp__cl_host->set_error("%s", gp__clblast_text);
+    return GP_ERROR_UNSUPPORTED;
+}
+
+static gp_status gp__clblast_fail(const char *call, int s, size_t m, size_t n, size_t k)
+{
+    if (s > -1000) /* an OpenCL error code */
+        return gp__cl_fail(call, s);
+    const char *name = "unknown CLBlast status";
+    for (size_t i = 0; i < sizeof gp__clblast_codes / sizeof gp__clblast_codes[0]; i++)
+        if (gp__clblast_codes[i].code == s)
+            name = gp__clblast_codes[i].name;
+    gp__cl_host->set_error("%s (%zu x %zu x %zu) failed: %s (%d)%s", call, m, n, k, name, s,
+                           s == GP__CLBLAST_NO_DOUBLE ? ": the device has no double precision" : "");
+    if (s == GP__CLBLAST_NO_DOUBLE || s == -1024)
+        return GP_ERROR_UNSUPPORTED;
+    if (s >= -1024 && s <= -1007) /* a size, leading dimension or buffer core should have refused */
+        return GP_ERROR_INVALID_ARGUMENT;
+    return GP_ERROR_BACKEND;
+}
+
+gp_status gp__cl_blas_gemm(void *dev, void *stream, gp_type type, int trans_a, int trans_b, size_t m, size_t n,
+                           size_t k, double alpha, void *a, size_t a_off, size_t lda, void *b, size_t b_off,
+                           size_t ldb, double beta, void *c, size_t c_off, size_t ldc)
+{
+    gp__cl_dev *d = dev;
+    if (!gp__clblast_load()) {
+        gp__cl_host->set_error("%s", gp__clblast_text);
+        return GP_ERROR_UNSUPPORTED;
+    }
+    if (type != GP_F32 && type != GP_F64) {
+        gp__cl_host->set_error("CLBlast GEMM takes f32 or f64 here, not type %d", (int)type);
+        return GP_ERROR_UNSUPPORTED;
+    }
+    /* Where C = beta C (k == 0, which CLBlast refuses, or alpha == 0, where it would still read
+     * A and B, NaN included), a product with zeros and k = 1 gives exactly that. OpenCL frees the
+     * buffer only once the commands using it are done. */
+    cl_mem zeros = NULL;
+    size_t k_given = k;
+    if (k == 0 || alpha == 0) {
+        size_t count = m > n ? m : n, es = type == GP_F64 ? sizeof(double) : sizeof(float);
+        void *host = calloc(count, es);
+        cl_int e = CL_OUT_OF_HOST_MEMORY;
+        if (host)
+            zeros = gp__cl.clCreateBuffer(d->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, count * es, host, &e);
+        free(host);
+        if (!zeros)
+            return gp__cl_fail("clCreateBuffer", e);
+        a = b = zeros;
+        a_off = b_off = 0;
+        trans_a = trans_b = 0;
+        k = 1, lda = m, ldb = 1, alpha = 0;
+    }
+    cl_command_queue q = stream;
+    int ta = trans_a ? GP__CLBLAST_TRANS : GP__CLBLAST_NO_TRANS, tb = trans_b ? GP__CLBLAST_TRANS : GP__CLBLAST_NO_TRANS;
+    /* CLBlast takes no wait list, so on pocl (see gp__cl_dev) a barrier on the device's last
+     * kernel goes first, and CLBlast's event, that of its last kernel on this in-order queue,
+     * becomes the one the next kernel waits for. */
+    cl_event done = NULL;
+    cl_int err = CL_SUCCESS;
+    int s = 0;
+    if (d->serialize_kernels) {
+        pthread_mutex_lock(&d->kernel_lock);
+        if (d->last_kernel)
+            err = gp__cl.clEnqueueBarrierWithWaitList(q, 1, &d->last_kernel, NULL);
+    }
+    if (err == CL_SUCCESS && type == GP_F32)
+        s = gp__clblast_sgemm(GP__CLBLAST_COL_MAJOR, ta, tb, m, n, k, (float)alpha, a, a_off, lda, b, b_off, ldb,
+                              (float)beta, c, c_off, ldc, &q, d->serialize_kernels ? &done : NULL);
+    else if (err == CL_SUCCESS)
+        s = gp__clblast_dgemm(GP__CLBLAST_COL_MAJOR, ta, tb, m, n, k, alpha, a, a_off, lda, b, b_off, ldb, beta, c,
+                              c_off, ldc, &q, d->serialize_kernels ? &done : NULL);
+    if (d->serialize_kernels) {
+        if (err == CL_SUCCESS && s == 0 && done) {
+            if (d->last_kernel)
+                gp__cl.clReleaseEvent(d->last_kernel);
+            d->last_kernel = done;
+        } else if (done) {
+            gp__cl.clReleaseEvent(done);
+        }
+        pthread_mutex_unlock(&d->kernel_lock);
+    }
+    if (zeros)
+        gp__cl.clReleaseMemObject(zeros);
+    if (err != CL_SUCCESS)
+        return gp__cl_fail("clEnqueueBarrierWithWaitList", err);
+    return s == 0 ? GP_SUCCESS : gp__clblast_fail(type == GP_F32 ? "CLBlastSgemm" : "CLBlastDgemm", s, m, n, k_given);
+}
