@@ -1,2 +1,562 @@
-/* Placeholder: being written. */
+/* Matrix multiply: gpuport's tiled kernel (kernels/gemm.gp) with its tile shape per device and
+ * type, the search that tunes it, and the dispatch to the vendor's BLAS through the plugin. */
+#define _GNU_SOURCE /* strcasestr */
 #include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Candidate shapes for gp_gemm_tune, and the fallbacks when a class's default does not fit a
+ * device: big GPU tiles first, the smallest last. CPUs try only those from CPU_FIRST on: pocl
+ * turns a work-group into loops over its items, and on 2 Skylake cores it needed minutes to
+ * compile the big shapes (which ran slower there besides). */
+static const gp_gemm_params candidates[] = {
+    {128, 128, 8, 8, 8},   {128, 128, 16, 8, 8}, {128, 256, 8, 8, 8},   {256, 128, 8, 8, 8},
+    {128, 256, 8, 8, 16},  {256, 128, 8, 16, 8}, {128, 256, 16, 8, 16}, {256, 128, 16, 16, 8},
+    {128, 64, 16, 8, 4},   {64, 128, 16, 4, 8},  {128, 64, 16, 4, 4},   {64, 64, 32, 8, 8},
+    {64, 64, 16, 8, 8},    {32, 64, 32, 4, 8},   {32, 32, 32, 4, 4},    {32, 32, 32, 8, 8},
+    {16, 16, 16, 4, 4},
+    /* CPU_FIRST */
+    {64, 64, 16, 4, 4},    {64, 64, 8, 4, 4},    {32, 32, 16, 4, 4},    {16, 16, 8, 2, 2},
+    {8, 8, 8, 2, 2},
+};
+#define CPU_FIRST 17
+#define NCAND (sizeof candidates / sizeof candidates[0])
+
+/* gpuport's table of device classes, per type (f32, f64); measured where the comment says. */
+static const struct {
+    const char *name;
+    gp_gemm_params p[2];
+} classes[] = {
+    /* H100 with CUDA 13, N = 4096: f32 40.8 TFLOP/s (0.79x cuBLAS), f64 19.0 (gpuport-tune-gemm) */
+    {"NVIDIA GPU, CUDA", {{128, 128, 8, 8, 8}, {64, 64, 16, 8, 8}}},
+    /* H100 with NVIDIA's OpenCL, N = 4096: f32 33.4 TFLOP/s, 1.06x CLBlast 1.5.3 */
+    {"NVIDIA GPU, OpenCL", {{128, 128, 16, 16, 8}, {64, 64, 16, 8, 8}}},
+    {"AMD GPU", {{128, 128, 16, 8, 8}, {64, 64, 16, 4, 4}}},
+    {"GPU", {{64, 64, 16, 4, 4}, {64, 64, 8, 4, 4}}},
+    /* pocl 3.1 on 2 Skylake cores, N = 1024: about 2x CLBlast 1.5.3 there */
+    {"CPU", {{64, 64, 16, 4, 4}, {32, 32, 16, 4, 4}}},
+};
+enum { NVIDIA_CUDA, NVIDIA_OPENCL, AMD, OTHER_GPU, CPU };
+
+/* What a process chose for a device: gp_gemm_params_set, and the saved tune result as read
+ * from (or written to) the cache folder it was looked up in. */
+typedef struct gemm_state {
+    gp_device *dev;
+    int set[2];
+    gp_gemm_params chosen[2];
+    int looked[2];
+    char folder[2][4096]; /* where it was looked up ("": nowhere) */
+    int saved_found[2];
+    gp_gemm_params saved[2];
+    struct gemm_state *next;
+} gemm_state;
+
+static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
+static gemm_state *states;
+
+/* Call with state_lock held; NULL when out of memory. */
+static gemm_state *state_of(gp_device *dev)
+{
+    gemm_state *s = states;
+    while (s && s->dev != dev) s = s->next;
+    if (!s && (s = calloc(1, sizeof *s)) != NULL) {
+        s->dev = dev;
+        s->next = states;
+        states = s;
+    }
+    return s;
+}
+
+static const char *type_name(gp_type type) { return type == GP_F32 ? "f32" : "f64"; }
+
+static size_t local_bytes(gp_type type, const gp_gemm_params *p)
+{
+    /* Two buffers of tile_k rows of each tile, rows padded by 16 bytes (kernels/gemm.gp). */
+    size_t size = gp_type_size(type);
+    return 2 * (size_t)p->tile_k * (p->tile_m + p->tile_n + 2 * 16 / size) * size;
+}
+
+/* NULL when the device can run p for type, else why not (in why). */
+static const char *invalid(const gp_device *dev, gp_type type, const gp_gemm_params *p, char *why, size_t len)
+{
+    const gp_device_info *info = &dev->info;
+    if (!p->tile_m || !p->tile_n || !p->tile_k || !p->work_m || !p->work_n)
+        snprintf(why, len, "every value must be at least 1");
+    else if (p->tile_m > 1024 || p->tile_n > 1024 || p->tile_k > 256 || p->work_m > 256 || p->work_n > 256 ||
+             p->work_m * p->work_n > 256)
+        snprintf(why, len, "the limits are tiles of 1024 x 1024 x 256 and 256 elements per work-item");
+    else if (p->tile_m % p->work_m || p->tile_n % p->work_n)
+        snprintf(why, len, "tile_m must be a multiple of work_m and tile_n of work_n");
+    else {
+        size_t items = (size_t)(p->tile_m / p->work_m) * (p->tile_n / p->work_n);
+        size_t max = info->max_work_group_size < info->max_work_item_sizes[0] ? info->max_work_group_size
+                                                                              : info->max_work_item_sizes[0];
+        if (items > max)
+            snprintf(why, len, "a work-group of %zu items is more than the %zu that %s allows", items, max, info->name);
+        else if ((size_t)p->tile_m * p->tile_k % items || (size_t)p->tile_k * p->tile_n % items)
+            snprintf(why, len, "the %zu work-items must share the tiles of A (%u x %u) and B (%u x %u) evenly", items,
+                     p->tile_m, p->tile_k, p->tile_k, p->tile_n);
+        else if (local_bytes(type, p) > info->local_mem_bytes)
+            snprintf(why, len, "its tiles need %zu bytes of local memory, more than the %llu of %s",
+                     local_bytes(type, p), (unsigned long long)info->local_mem_bytes, info->name);
+        else return NULL;
+    }
+    return why;
+}
+
+static gp_status check_params(const gp_device *dev, gp_type type, const gp_gemm_params *p, const char *fn,
+                              const char *from)
+{
+    char why[256];
+    if (!invalid(dev, type, p, why, sizeof why)) return GP_SUCCESS;
+    return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: %s%s%u,%u,%u,%u,%u for %s on %s:%zu: %s", fn, from,
+                    *from ? " " : "", p->tile_m, p->tile_n, p->tile_k, p->work_m, p->work_n, type_name(type),
+                    dev->info.backend, dev->info.backend_index, why);
+}
+
+/* GPUPORT_GEMM_PARAMS: 1 with *p when it names the type, 0 when unset or silent on it, or -1
+ * (and the error set) when malformed. */
+static int env_params(gp_type type, gp_gemm_params *p, const char *fn)
+{
+    const char *env = getenv("GPUPORT_GEMM_PARAMS");
+    if (!env || !*env) return 0;
+    int found = 0;
+    for (const char *s = env; *s;) {
+        gp_gemm_params q;
+        char t[4];
+        int used = 0;
+        if (sscanf(s, "%3[f0-9]:%u,%u,%u,%u,%u%n", t, &q.tile_m, &q.tile_n, &q.tile_k, &q.work_m, &q.work_n,
+                   &used) != 6 || used == 0 || (strcmp(t, "f32") && strcmp(t, "f64")) || strchr("-+ ", s[4]) ||
+            (s[used] && s[used] != ';')) {
+            gp__fail(GP_ERROR_INVALID_ARGUMENT,
+                     "%s: GPUPORT_GEMM_PARAMS is '%s'; the form is 'f32:tile_m,tile_n,tile_k,work_m,work_n', "
+                     "or that and ';f64:...'",
+                     fn, env);
+            return -1;
+        }
+        if (strcmp(t, type_name(type)) == 0) *p = q, found = 1;
+        s += used + (s[used] == ';');
+    }
+    return found;
+}
+
+/* The saved tune result for the device and type in the cache folder. */
+static void saved_name(const gp_device *dev, gp_type type, char *name, size_t len)
+{
+    gp__sha256 h;
+    unsigned char key[32];
+    gp__sha256_init(&h);
+    gp__sha256_update(&h, dev->cache_id, strlen(dev->cache_id));
+    gp__sha256_final(&h, key);
+    int n = snprintf(name, len, "gemm-");
+    for (int i = 0; i < 16; i++) n += snprintf(name + n, len - (size_t)n, "%02x", key[i]);
+    snprintf(name + n, len - (size_t)n, "-%s.txt", type_name(type));
+}
+
+static const char saved_magic[] = "gpuport gemm params 1";
+
+static int read_saved(const gp_device *dev, gp_type type, const char *folder, gp_gemm_params *p)
+{
+    char name[64], path[4200], line[600];
+    saved_name(dev, type, name, sizeof name);
+    snprintf(path, sizeof path, "%s/%s", folder, name);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    char why[256];
+    int ok = fgets(line, sizeof line, f) && strncmp(line, saved_magic, sizeof saved_magic - 1) == 0 &&
+             fgets(line, sizeof line, f) && strncmp(line, dev->cache_id, strlen(dev->cache_id)) == 0 &&
+             line[strlen(dev->cache_id)] == '\n' &&
+             fscanf(f, "%u %u %u %u %u", &p->tile_m, &p->tile_n, &p->tile_k, &p->work_m, &p->work_n) == 5 &&
+             !invalid(dev, type, p, why, sizeof why);
+    fclose(f);
+    if (!ok) gp__debug("gemm", "%s is damaged or for another device; ignored", path);
+    return ok;
+}
+
+static const gp_gemm_params *class_params(const gp_device *dev, gp_type type)
+{
+    const gp_device_info *info = &dev->info;
+    int c = info->type == GP_DEVICE_CPU ? CPU : OTHER_GPU;
+    if (info->type == GP_DEVICE_GPU && (strcmp(info->backend, "cuda") == 0 || strcasestr(info->vendor, "nvidia")))
+        c = strcmp(info->backend, "cuda") == 0 ? NVIDIA_CUDA : NVIDIA_OPENCL;
+    else if (info->type == GP_DEVICE_GPU && (strcmp(info->backend, "hip") == 0 || strcasestr(info->vendor, "amd") ||
+                                             strcasestr(info->vendor, "advanced micro")))
+        c = AMD;
+    char why[256];
+    const gp_gemm_params *p = &classes[c].p[type == GP_F64];
+    for (size_t i = NCAND; invalid(dev, type, p, why, sizeof why) && i > 0; i--) p = &candidates[i - 1];
+    return invalid(dev, type, p, why, sizeof why) ? NULL : p;
+}
+
+/* The parameters for (dev, type): the environment, this process's choice, the saved tune
+ * result, the class table, in that order. */
+static gp_status params_for(gp_device *dev, gp_type type, gp_gemm_params *p, const char *fn)
+{
+    int e = env_params(type, p, fn);
+    if (e < 0) return GP_ERROR_INVALID_ARGUMENT;
+    if (e > 0) return check_params(dev, type, p, fn, "GPUPORT_GEMM_PARAMS");
+    int t = type == GP_F64, found = 0;
+    char folder[4096];
+    if (!gp__cache_folder(folder, sizeof folder)) folder[0] = '\0';
+    pthread_mutex_lock(&state_lock);
+    gemm_state *s = state_of(dev);
+    if (s && s->set[t]) {
+        *p = s->chosen[t];
+        found = 1;
+    } else if (s) {
+        if (!s->looked[t] || strcmp(s->folder[t], folder) != 0) { /* first look, or GPUPORT_CACHE_DIR moved */
+            snprintf(s->folder[t], sizeof s->folder[t], "%s", folder);
+            s->looked[t] = 1;
+            s->saved_found[t] = folder[0] && read_saved(dev, type, folder, &s->saved[t]);
+        }
+        if ((found = s->saved_found[t]) != 0) *p = s->saved[t];
+    }
+    pthread_mutex_unlock(&state_lock);
+    if (found) return GP_SUCCESS;
+    const gp_gemm_params *c = class_params(dev, type);
+    if (!c)
+        return gp__fail(GP_ERROR_UNSUPPORTED, "%s: no tile shape fits %s:%zu (%s): work-groups of %zu, %llu bytes of "
+                        "local memory", fn, dev->info.backend, dev->info.backend_index, dev->info.name,
+                        dev->info.max_work_group_size, (unsigned long long)dev->info.local_mem_bytes);
+    *p = *c;
+    return GP_SUCCESS;
+}
+
+static gp_status check_type(gp_device *dev, gp_type type, const char *fn)
+{
+    if (type != GP_F32 && type != GP_F64)
+        return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: type %d; matrix multiply is for GP_F32 and GP_F64", fn,
+                        (int)type);
+    return gp__type_option(dev, type, fn) ? GP_SUCCESS : GP_ERROR_UNSUPPORTED;
+}
+
+gp_status gp_gemm_params_get(gp_device *device, gp_type type, gp_gemm_params *params)
+{
+    GP__CHECK_HANDLE(device, "device");
+    GP__CHECK_OUT(params, "params");
+    gp_status st = check_type(device, type, __func__);
+    gp_gemm_params p;
+    if (st == GP_SUCCESS) st = params_for(device, type, &p, __func__);
+    if (st == GP_SUCCESS) *params = p;
+    return st;
+}
+
+gp_status gp_gemm_params_set(gp_device *device, gp_type type, const gp_gemm_params *params)
+{
+    GP__CHECK_HANDLE(device, "device");
+    GP__CHECK_OUT(params, "params");
+    gp_status st = check_type(device, type, __func__);
+    if (st == GP_SUCCESS) st = check_params(device, type, params, __func__, "");
+    if (st != GP_SUCCESS) return st;
+    pthread_mutex_lock(&state_lock);
+    gemm_state *s = state_of(device);
+    if (s) {
+        s->set[type == GP_F64] = 1;
+        s->chosen[type == GP_F64] = *params;
+    }
+    pthread_mutex_unlock(&state_lock);
+    return s ? GP_SUCCESS : gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "%s: no host memory", __func__);
+}
+
+/* ---- gp_gemm ----------------------------------------------------------------------------- */
+
+/* One operand as stored: lines (rows for row-major) of len contiguous elements, ld apart. */
+typedef struct operand {
+    const char *name, *ld_name;
+    gp_view view;
+    size_t ld, lines, len;
+    int trans;
+} operand;
+
+static size_t extent(const operand *o) { return o->lines && o->len ? (o->lines - 1) * o->ld + o->len : 0; }
+
+static gp_status check_operand(const operand *o, gp_type type, const char *fn)
+{
+    size_t need = o->len ? o->len : 1;
+    if (o->ld < need)
+        return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: %s is %zu; it must be at least %zu, the length of %s's %s",
+                        fn, o->ld_name, o->ld, need, o->name, o->len ? "stored lines" : "lines (1 when empty)");
+    if (o->lines > 1 && o->ld > (SIZE_MAX - o->len) / (o->lines - 1))
+        return gp__fail(GP_ERROR_OUT_OF_RANGE, "%s: %s spans more elements than a size_t counts", fn, o->name);
+    return gp__check_view(o->view, type, extent(o), fn, o->name);
+}
+
+/* 1 when the element ranges of x and y share bytes. */
+static int overlap(const operand *x, const operand *y, size_t size)
+{
+    size_t xb = x->view.offset * size, xe = xb + extent(x) * size;
+    size_t yb = y->view.offset * size, ye = yb + extent(y) * size;
+    return x->view.buffer == y->view.buffer && xb < ye && yb < xe;
+}
+
+/* The form the kernel and the vendor libraries share: C (m x n) = op(A) op(B), A's lines along
+ * k unless transposed. Column-major is the same product transposed. */
+static void set_operand(operand *o, const char *name, const char *ld_name, gp_view v, size_t ld, int trans,
+                        size_t rows, size_t cols, gp_layout layout)
+{
+    size_t sr = trans ? cols : rows, sc = trans ? rows : cols; /* as stored */
+    *o = (operand){name, ld_name, v, ld, layout == GP_ROW_MAJOR ? sr : sc, layout == GP_ROW_MAJOR ? sc : sr, trans};
+}
+
+static gp_status run_gpuport(gp_stream *s, gp_type type, const gp_gemm_params *p, size_t m, size_t n, size_t k,
+                             double alpha, const operand *a, const operand *b, double beta, const operand *c)
+{
+    const size_t lim = UINT32_MAX;
+    size_t items = (size_t)(p->tile_m / p->work_m) * (p->tile_n / p->work_n);
+    size_t gm = m / p->tile_m + (m % p->tile_m != 0), gn = n / p->tile_n + (n % p->tile_n != 0);
+    if (gm > lim / gn || gm * gn > lim / items)
+        return gp__fail(GP_ERROR_UNSUPPORTED, "gp_gemm: %zu x %zu is more than 2^32 work-items of tiles %u x %u", m, n,
+                        p->tile_m, p->tile_n);
+    /* 32-bit indices unless an offset inside a tile step or C could pass 2^32 (gemm.gp). */
+    size_t tmax = p->tile_m + p->tile_n + p->tile_k, big = lim / 2;
+    int wide = m + tmax > big || n + tmax > big || k + tmax > big || a->ld > big / tmax || b->ld > big / tmax ||
+               c->ld > big / (m + tmax);
+    int exact = m % p->tile_m == 0 && n % p->tile_n == 0 && k % p->tile_k == 0;
+    char options[64];
+    snprintf(options, sizeof options, "%s -DGEMM_SHAPE=%u,%u,%u,%u,%u -DGEMM_FLAGS=%d", gp__type_option(s->dev, type,
+             "gp_gemm"), p->tile_m, p->tile_n, p->tile_k, p->work_m, p->work_n,
+             a->trans | b->trans << 1 | exact << 2 | wide << 3);
+    gp_kernel *kern = NULL;
+    gp_status st = gp__builtin_kernel(s->dev, gp__src_gemm, options, "gp_gemm", &kern);
+    if (st != GP_SUCCESS) return st;
+
+    uint64_t offs[3] = {a->view.offset, b->view.offset, c->view.offset};
+    uint64_t dims64[6] = {a->ld, b->ld, c->ld, m, n, k};
+    uint32_t dims32[6];
+    for (int i = 0; i < 6; i++) dims32[i] = (uint32_t)dims64[i];
+    size_t isz = wide ? 8 : 4;
+    const void *d = wide ? (const void *)dims64 : (const void *)dims32;
+#define DIM(i) ((gp_arg){GP_ARG_VALUE, NULL, (const char *)d + (i) * isz, isz})
+    float af = (float)alpha, bf = (float)beta;
+    gp_arg al = type == GP_F32 ? GP_VALUE(af) : GP_VALUE(alpha), be = type == GP_F32 ? GP_VALUE(bf) : GP_VALUE(beta);
+    gp_arg args[] = {GP_BUFFER(a->view.buffer), GP_VALUE(offs[0]), DIM(0), GP_BUFFER(b->view.buffer),
+                     GP_VALUE(offs[1]), DIM(1), GP_BUFFER(c->view.buffer), GP_VALUE(offs[2]), DIM(2),
+                     DIM(3), DIM(4), DIM(5), al, be};
+#undef DIM
+    size_t global = gm * gn * items;
+    return gp_kernel_launch(s, kern, 1, &global, &items, sizeof args / sizeof args[0], args);
+}
+
+static gp_status run_vendor(gp_stream *s, gp_type type, size_t m, size_t n, size_t k, double alpha,
+                            const operand *a, const operand *b, double beta, const operand *c)
+{
+    const gp__backend *be = s->dev->be;
+    if (!be->blas_gemm)
+        return gp__fail(GP_ERROR_UNSUPPORTED, "gp_gemm: the %s backend has no vendor BLAS", be->name);
+    /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T. */
+    gp__trace_token *t = gp__trace_begin(s);
+    gp_status st = be->blas_gemm(s->dev->impl, s->impl, type, b->trans, a->trans, n, m, k, alpha,
+                                 b->view.buffer->impl, b->view.offset, b->ld, a->view.buffer->impl, a->view.offset,
+                                 a->ld, beta, c->view.buffer->impl, c->view.offset, c->ld);
+    size_t mnk[3] = {m, n, k};
+    gp__trace_end(t, st, "blas", type == GP_F64 ? "dgemm" : "sgemm", (m * k + k * n + m * n) * gp_type_size(type), 3,
+                  mnk);
+    return st;
+}
+
+static gp_status pick_impl(gp_gemm_impl *impl)
+{
+    if (*impl != GP_GEMM_AUTO) return GP_SUCCESS;
+    const char *env = getenv("GPUPORT_GEMM");
+    if (!env || !*env || strcmp(env, "gpuport") == 0) *impl = GP_GEMM_GPUPORT;
+    else if (strcmp(env, "vendor") == 0) *impl = GP_GEMM_VENDOR;
+    else
+        return gp__fail(GP_ERROR_INVALID_ARGUMENT, "gp_gemm: GPUPORT_GEMM is '%s'; it must be gpuport or vendor",
+                        env);
+    return GP_SUCCESS;
+}
+
+/* gp_gemm with the parameters given (the tune's candidates), or the device's when p is NULL. */
+static gp_status gemm(gp_stream *stream, gp_gemm_impl impl, gp_type type, gp_layout layout, gp_transpose trans_a,
+                      gp_transpose trans_b, size_t m, size_t n, size_t k, double alpha, gp_view a, size_t lda,
+                      gp_view b, size_t ldb, double beta, gp_view c, size_t ldc, const gp_gemm_params *p)
+{
+    static const char fn[] = "gp_gemm";
+    if ((unsigned)impl > GP_GEMM_VENDOR)
+        return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: %d is not a gp_gemm_impl", fn, (int)impl);
+    if ((unsigned)layout > GP_COL_MAJOR)
+        return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: %d is not a gp_layout", fn, (int)layout);
+    if ((unsigned)trans_a > GP_TRANS || (unsigned)trans_b > GP_TRANS)
+        return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: trans_a %d and trans_b %d must be GP_NO_TRANS or GP_TRANS",
+                        fn, (int)trans_a, (int)trans_b);
+    if (!c.buffer) return gp__fail(GP_ERROR_INVALID_HANDLE, "%s: the C view has no buffer", fn);
+    gp_device *dev = c.buffer->dev;
+    gp_status st = check_type(dev, type, fn);
+    if (st != GP_SUCCESS) return st;
+    operand oa, ob, oc;
+    set_operand(&oa, "A", "lda", a, lda, trans_a, m, k, layout);
+    set_operand(&ob, "B", "ldb", b, ldb, trans_b, k, n, layout);
+    set_operand(&oc, "C", "ldc", c, ldc, 0, m, n, layout);
+    const operand *ops[] = {&oa, &ob, &oc};
+    for (int i = 0; i < 3 && st == GP_SUCCESS; i++) st = check_operand(ops[i], type, fn);
+    for (int i = 0; i < 2 && st == GP_SUCCESS; i++) {
+        const gp_device *d = ops[i]->view.buffer->dev;
+        if (d != dev)
+            st = gp__fail(GP_ERROR_DEVICE_MISMATCH, "%s: %s is on %s:%zu, C on %s:%zu", fn, ops[i]->name,
+                          d->info.backend, d->info.backend_index, dev->info.backend, dev->info.backend_index);
+        else if (overlap(ops[i], &oc, gp_type_size(type)))
+            st = gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: %s and C share memory; C must be apart from A and B", fn,
+                          ops[i]->name);
+    }
+    if (st == GP_SUCCESS) st = pick_impl(&impl);
+    gp_gemm_params dp;
+    if (st == GP_SUCCESS && impl == GP_GEMM_GPUPORT && !p && (st = params_for(dev, type, &dp, fn)) == GP_SUCCESS)
+        p = &dp;
+    if (st == GP_SUCCESS) st = gp__primitive_begin(&stream, dev, fn);
+    if (st != GP_SUCCESS) return st;
+    if (layout == GP_COL_MAJOR) { /* as row-major: C^T = op(B)^T op(A)^T */
+        operand t = oa;
+        oa = ob, ob = t;
+        size_t u = m;
+        m = n, n = u;
+    }
+    if (m == 0 || n == 0) st = GP_SUCCESS;
+    else if (impl == GP_GEMM_VENDOR) st = run_vendor(stream, type, m, n, k, alpha, &oa, &ob, beta, &oc);
+    /* alpha == 0 reads neither A nor B: C = beta * C, as k == 0 gives. */
+    else st = run_gpuport(stream, type, p, m, n, alpha == 0 ? 0 : k, alpha, &oa, &ob, beta, &oc);
+    gp__primitive_end(stream);
+    return st;
+}
+
+gp_status gp_gemm(gp_stream *stream, gp_gemm_impl impl, gp_type type, gp_layout layout, gp_transpose trans_a,
+                  gp_transpose trans_b, size_t m, size_t n, size_t k, double alpha, gp_view a, size_t lda, gp_view b,
+                  size_t ldb, double beta, gp_view c, size_t ldc)
+{
+    return gemm(stream, impl, type, layout, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, NULL);
+}
+
+gp_status gp_gemm_vendor_info(gp_device *device, char *text, size_t text_len)
+{
+    GP__CHECK_HANDLE(device, "device");
+    GP__CHECK_OUT(text, "text");
+    if (text_len == 0) return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: text_len is 0", __func__);
+    if (!device->be->blas_info) {
+        snprintf(text, text_len, "the %s backend has no vendor BLAS", device->be->name);
+        return gp__fail(GP_ERROR_UNSUPPORTED, "%s: %s", __func__, text);
+    }
+    return device->be->blas_info(device->impl, text, text_len);
+}
+
+/* ---- Tuning ------------------------------------------------------------------------------ */
+
+/* Small integers, so that every product and sum is exact and the check can be exact too. */
+static double a_value(size_t i, size_t j) { return (double)((i * 7 + j * 3) % 5) - 2; }
+static double b_value(size_t i, size_t j) { return (double)((i * 5 + j * 11) % 3) - 1; }
+
+/* Freivalds' check of C = A B (row-major, n x n): C x == A (B x) for an integer vector x, all
+ * exact in double. A wrong element escapes only if its error is orthogonal to x. */
+static int product_right(const void *cv, gp_type type, size_t n)
+{
+    double *x = malloc(n * sizeof *x), *bx = calloc(n, sizeof *bx);
+    int ok = x && bx;
+    for (size_t i = 0; ok && i < n; i++) x[i] = (double)((i * 2654435761u) % 17) - 8;
+    for (size_t p = 0; ok && p < n; p++)
+        for (size_t j = 0; j < n; j++) bx[p] += b_value(p, j) * x[j];
+    for (size_t i = 0; ok && i < n; i++) {
+        double want = 0, got = 0;
+        for (size_t p = 0; p < n; p++) want += a_value(i, p) * bx[p];
+        for (size_t j = 0; j < n; j++)
+            got += (type == GP_F32 ? (double)((const float *)cv)[i * n + j] : ((const double *)cv)[i * n + j]) * x[j];
+        ok = got == want;
+    }
+    free(x);
+    free(bx);
+    return ok;
+}
+
+/* Best time in ms of p on the n x n product, or a negative value when it fails or is wrong. */
+static double time_candidate(gp_stream *s, gp_type type, size_t n, const gp_gemm_params *p, gp_buffer *const bufs[3],
+                             void *host, gp_event *ev[2])
+{
+    gp_view a = GP_VIEW(bufs[0]), b = GP_VIEW(bufs[1]), c = GP_VIEW(bufs[2]);
+#define RUN() gemm(s, GP_GEMM_GPUPORT, type, GP_ROW_MAJOR, GP_NO_TRANS, GP_NO_TRANS, n, n, n, 1, a, n, b, n, 0, c, n, p)
+    if (RUN() != GP_SUCCESS || gp_buffer_read(s, bufs[2], 0, host, n * n * gp_type_size(type)) != GP_SUCCESS)
+        return -1;
+    if (!product_right(host, type, n)) {
+        gp__debug("tune", "%u,%u,%u,%u,%u: wrong result; skipped", p->tile_m, p->tile_n, p->tile_k, p->work_m,
+                  p->work_n);
+        return -1;
+    }
+    /* As many runs as fit in about 0.2 s, at least 3 and at most 20; the fastest counts. */
+    double best = -1, ms;
+    for (int r = 0, runs = 3; r < runs; r++) {
+        if (gp_event_record(ev[0], s) || RUN() || gp_event_record(ev[1], s) || gp_event_synchronize(ev[1]) ||
+            gp_event_elapsed_ms(ev[0], ev[1], &ms))
+            return -1;
+        if (r == 0 && ms > 0) runs = 200 / ms < 3 ? 3 : 200 / ms > 20 ? 20 : (int)(200 / ms);
+        if (best < 0 || ms < best) best = ms;
+    }
+#undef RUN
+    return best;
+}
+
+gp_status gp_gemm_tune(gp_stream *stream, gp_type type, size_t n, gp_gemm_params *best, double *gflops)
+{
+    static const char fn[] = "gp_gemm_tune";
+    GP__CHECK_HANDLE(stream, "stream");
+    gp_device *dev = stream->dev;
+    gp_status st = check_type(dev, type, fn);
+    if (st != GP_SUCCESS) return st;
+    if (n == 0 || n > 16384)
+        return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: n is %zu; it must be 1 to 16384", fn, n);
+    size_t size = gp_type_size(type), bytes = n * n * size;
+    gp_buffer *bufs[3] = {NULL, NULL, NULL};
+    gp_event *ev[2] = {NULL, NULL};
+    void *host = malloc(bytes);
+    if (!host) return gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "%s: no host memory for %zu bytes", fn, bytes);
+    for (int i = 0; i < 3 && st == GP_SUCCESS; i++) st = gp_buffer_create(dev, GP_MEMORY_DEVICE, bytes, &bufs[i]);
+    for (int i = 0; i < 2 && st == GP_SUCCESS; i++) {
+        for (size_t r = 0; r < n; r++)
+            for (size_t col = 0; col < n; col++) {
+                double v = i == 0 ? a_value(r, col) : b_value(r, col);
+                if (type == GP_F32) ((float *)host)[r * n + col] = (float)v;
+                else ((double *)host)[r * n + col] = v;
+            }
+        st = gp_buffer_write(stream, bufs[i], 0, host, bytes);
+    }
+    for (int i = 0; i < 2 && st == GP_SUCCESS; i++) st = gp_event_create(dev, &ev[i]);
+
+    gp_gemm_params win = {0, 0, 0, 0, 0};
+    double win_ms = -1;
+    char why[256];
+    for (size_t i = dev->info.type == GP_DEVICE_CPU ? CPU_FIRST : 0; i < NCAND && st == GP_SUCCESS; i++) {
+        const gp_gemm_params *p = &candidates[i];
+        if (invalid(dev, type, p, why, sizeof why)) continue;
+        double ms = time_candidate(stream, type, n, p, bufs, host, ev);
+        gp__debug("tune", "%s %u,%u,%u,%u,%u: %s%.1f GFLOP/s", type_name(type), p->tile_m, p->tile_n, p->tile_k,
+                  p->work_m, p->work_n, ms < 0 ? "failed: " : "", ms > 0 ? 2e-6 * n * n * (double)n / ms : 0);
+        if (ms < 0) gp__debug("tune", "  %s", gp_last_error());
+        if (ms > 0 && (win_ms < 0 || ms < win_ms)) win = *p, win_ms = ms;
+    }
+    for (int i = 0; i < 3; i++) gp_buffer_destroy(bufs[i]);
+    for (int i = 0; i < 2; i++) gp_event_destroy(ev[i]);
+    free(host);
+    if (st != GP_SUCCESS) return st;
+    if (win_ms < 0)
+        return gp__fail(GP_ERROR_UNSUPPORTED, "%s: no candidate shape ran correctly on %s:%zu (%s)", fn,
+                        dev->info.backend, dev->info.backend_index, dev->info.name);
+
+    char name[64], text[1024], folder[4096];
+    saved_name(dev, type, name, sizeof name);
+    snprintf(text, sizeof text, "%s\n%s\n%u %u %u %u %u\n", saved_magic, dev->cache_id, win.tile_m, win.tile_n,
+             win.tile_k, win.work_m, win.work_n);
+    if (!gp__cache_write_text(name, text))
+        gp__debug("tune", "the cache folder is not writable; the choice is kept for this process only");
+    if (!gp__cache_folder(folder, sizeof folder)) folder[0] = '\0';
+    pthread_mutex_lock(&state_lock);
+    gemm_state *s = state_of(dev);
+    if (s) { /* from now on, whether or not the file could be written */
+        int t = type == GP_F64;
+        snprintf(s->folder[t], sizeof s->folder[t], "%s", folder);
+        s->looked[t] = s->saved_found[t] = 1;
+        s->saved[t] = win;
+        s->set[t] = 0;
+    }
+    pthread_mutex_unlock(&state_lock);
+    if (best) *best = win;
+    if (gflops) *gflops = 2e-6 * n * n * (double)n / win_ms;
+    return GP_SUCCESS;
+}
