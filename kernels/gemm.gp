@@ -2,14 +2,17 @@
  * column-major calls around, so one case is all the kernel knows). Built per shape and case:
  *   -DGEMM_SHAPE=tile_m,tile_n,tile_k,work_m,work_n  (gp_gemm_params)
  *   -DGEMM_FLAGS=bits: 1 A transposed, 2 B transposed, 4 M, N and K are multiples of the tile
- *                (no bounds checks), 8 64-bit indices (some matrix spans 2^32 elements or more).
+ *                (no bounds checks), 8 64-bit indices (some matrix spans 2^32 elements or more),
+ *                16 the direct variant for CPUs (below), 32 offsets and leading dimensions of A
+ *                and B are multiples of 16 bytes.
  * One shape string keeps the options short enough for the built-in kernel table.
  *
  * A work-group computes a TM x TN block of C in a 1D group of NT items. Per step of TK, the
  * tiles of op(A) and op(B) are stored k-major in local memory (As[k][m], Bs[k][n]), so each
  * item reads contiguous runs for its WM x WN block of accumulators, kept in registers. Tiles
  * are double-buffered: the next tile's global loads go to registers before the current tile's
- * products, and to the other buffer after them, so one barrier per step suffices. */
+ * products, and to the other buffer after them, so one barrier per step suffices. CPUs run the
+ * direct variant instead (below). */
 
 #define GEMM_ARG0(a, b, c, d, e) a
 #define GEMM_ARG1(a, b, c, d, e) b
@@ -26,6 +29,8 @@
 #define TRANS_A (GEMM_FLAGS & 1)
 #define TRANS_B ((GEMM_FLAGS >> 1) & 1)
 #define EXACT ((GEMM_FLAGS >> 2) & 1)
+#define DIRECT ((GEMM_FLAGS >> 4) & 1)
+#define ALIGNED ((GEMM_FLAGS >> 5) & 1)
 #if (GEMM_FLAGS >> 3) & 1
 #define IDX ulong
 #else
@@ -60,13 +65,61 @@
 #else
 #define VN 1
 #endif
+
+/* FP64 matrix instructions where the prelude has them (GP__MMA_F64: NVIDIA from sm_80 on, through
+ * CUDA) and the shape lets warps tile the block evenly. A warp of 32 then computes 8*WM rows by
+ * 4*WN columns of C as 16 x 8 blocks; a lane holds, of each, two neighbouring elements in row
+ * r and two in row r + 8 (r = lane / 4), which is WM x WN accumulators, as on the other path. */
+#if DIRECT
+#define MMA 0
+#define ROW(ty, i) ((ty) * WM + (i))
+#define COL(tx, j) ((tx) * WN + (j))
+#elif defined(GP__MMA_F64) && GP_TYPE == 2 && RM % 8 == 0 && RN % 4 == 0 && TK % 8 == 0 && WM % 2 == 0 && WN % 2 == 0
+#define MMA 1
+#define ROW(ty, i) ((ty) + 8 * (i))
+#define COL(tx, j) ((tx) + 8 * ((j) / 2) + (j) % 2)
+#else
+#define MMA 0
 #define ROW(ty, i) (((i) / VM) * (RM * VM) + (ty) * VM + (i) % VM)
 #define COL(tx, j) (((j) / VN) * (RN * VN) + (tx) * VN + (j) % VN)
+#endif
 
-/* Rows of the local tiles are padded by 16 bytes: A's tile is filled along k when A is not
- * transposed, and the padding spreads those stores over the banks. */
-#define SA (TM + VEC)
-#define SB (TN + VEC)
+/* Rows of the local tiles are padded by 4 elements: A's tile is filled along k when A is not
+ * transposed, and the padding spreads those stores over the banks, as it does the matrix
+ * instructions' reads of 4 rows at once. */
+#define SA (TM + 4)
+#define SB (TN + 4)
+
+/* d[0 .. n-1] = the n neighbouring elements at p, read as one vector; PTR is GP_LOCAL_PTR or
+ * GEMM_GLOBAL_PTR. */
+#define GEMM_CAT_(a, b) a##b
+#define GEMM_CAT(a, b) GEMM_CAT_(a, b)
+#define GEMM_GLOBAL_PTR(V) GP_GLOBAL V *
+#define GEMM_READ(n, d, p, PTR) GEMM_CAT(GEMM_READ, n)(d, p, PTR)
+#define GEMM_READ1(d, p, PTR) (d)[0] = *(p)
+#define GEMM_READ2(d, p, PTR)                                                                  \
+    do {                                                                                       \
+        GEMM_CAT(T, 2) v_ = *(const PTR(GEMM_CAT(T, 2)))(p);                                   \
+        (d)[0] = v_.x, (d)[1] = v_.y;                                                          \
+    } while (0)
+#define GEMM_READ4(d, p, PTR)                                                                  \
+    do {                                                                                       \
+        GEMM_CAT(T, 4) v_ = *(const PTR(GEMM_CAT(T, 4)))(p);                                   \
+        (d)[0] = v_.x, (d)[1] = v_.y, (d)[2] = v_.z, (d)[3] = v_.w;                            \
+    } while (0)
+
+/* Global loads take VLA (VLB) neighbouring elements of A (B) at once where the tiles lie whole
+ * and 16-byte aligned and the items' shares are whole vectors. */
+#if EXACT && ALIGNED && (TRANS_A ? TM : TK) % VEC == 0 && LA % VEC == 0
+#define VLA VEC
+#else
+#define VLA 1
+#endif
+#if EXACT && ALIGNED && (TRANS_B ? TK : TN) % VEC == 0 && LB % VEC == 0
+#define VLB VEC
+#else
+#define VLB 1
+#endif
 
 /* Groups are numbered along n within bands of GROUP_M block rows, so that groups running at
  * once share rows of A and columns of B in the cache. */
@@ -75,9 +128,20 @@
 GP_KERNEL void gp_gemm(GP_GLOBAL const T *A, ulong a_off, IDX lda, GP_GLOBAL const T *B, ulong b_off, IDX ldb,
                        GP_GLOBAL T *C, ulong c_off, IDX ldc, IDX M, IDX N, IDX K, T alpha, T beta)
 {
-    GP_LOCAL T As[2 * TK * SA];
-    GP_LOCAL T Bs[2 * TK * SB];
-    uint t = gp_local_id(0), tx = t % RN, ty = t / RN;
+#if !DIRECT
+    GP_LOCAL __attribute__((aligned(16))) T As[2 * TK * SA];
+    GP_LOCAL __attribute__((aligned(16))) T Bs[2 * TK * SB];
+#endif
+    uint t = gp_local_id(0);
+#if MMA
+    /* ty and tx: the lane's first row and column of C in the block; bx: the column of B it
+     * feeds to the matrix instructions. Lanes are t % 32: this path exists only where a
+     * subgroup is a warp of 32. */
+    uint w = t / 32, r = t % 32 / 4, q = t % 4;
+    uint ty = w % (RM / 8) * (8 * WM) + r, tx = w / (RM / 8) * (4 * WN) + 2 * q, bx = tx - 2 * q + r;
+#else
+    uint tx = t % RN, ty = t / RN;
+#endif
 
     uint nbm = (uint)((M + TM - 1) / TM), nbn = (uint)((N + TN - 1) / TN), g = gp_group_id(0);
     uint band = GROUP_M * nbn, first = g / band * GROUP_M;
@@ -102,7 +166,9 @@ GP_KERNEL void gp_gemm(GP_GLOBAL const T *A, ulong a_off, IDX lda, GP_GLOBAL con
     for (uint i = 0; i < WM; i++)
 #pragma unroll
         for (uint j = 0; j < WN; j++) acc[i][j] = (T)0;
+#if !DIRECT
     T ra[LA], rb[LB];
+#endif
 
     /* Loads step k0's tiles into ra and rb. Consecutive items take consecutive elements of the
      * matrix's rows (coalesced); element e of the tile is (kk, ii) of op(A). */
@@ -127,13 +193,13 @@ GP_KERNEL void gp_gemm(GP_GLOBAL const T *A, ulong a_off, IDX lda, GP_GLOBAL con
 #if EXACT
 #define GEMM_LOAD(k0)                                                                          \
     do {                                                                                       \
-        _Pragma("unroll") for (uint l = 0; l < LA; l++) {                                      \
-            uint e = t + l * NT;                                                               \
-            ra[l] = a[A_AT(A_KK(e), A_II(e))];                                                 \
+        _Pragma("unroll") for (uint l = 0; l < LA / VLA; l++) {                                \
+            uint e = (t + l * NT) * VLA;                                                       \
+            GEMM_READ(VLA, ra + l * VLA, a + A_AT(A_KK(e), A_II(e)), GEMM_GLOBAL_PTR);         \
         }                                                                                      \
-        _Pragma("unroll") for (uint l = 0; l < LB; l++) {                                      \
-            uint e = t + l * NT;                                                               \
-            rb[l] = b[B_AT(B_KK(e), B_JJ(e))];                                                 \
+        _Pragma("unroll") for (uint l = 0; l < LB / VLB; l++) {                                \
+            uint e = (t + l * NT) * VLB;                                                       \
+            GEMM_READ(VLB, rb + l * VLB, b + B_AT(B_KK(e), B_JJ(e)), GEMM_GLOBAL_PTR);         \
         }                                                                                      \
     } while (0)
 #else
@@ -152,14 +218,46 @@ GP_KERNEL void gp_gemm(GP_GLOBAL const T *A, ulong a_off, IDX lda, GP_GLOBAL con
 #define GEMM_STORE(buf)                                                                        \
     do {                                                                                       \
         _Pragma("unroll") for (uint l = 0; l < LA; l++) {                                      \
-            uint e = t + l * NT;                                                               \
+            uint e = (t + l / VLA * NT) * VLA + l % VLA;                                       \
             As[(buf) * (TK * SA) + A_KK(e) * SA + A_II(e)] = ra[l];                            \
         }                                                                                      \
         _Pragma("unroll") for (uint l = 0; l < LB; l++) {                                      \
-            uint e = t + l * NT;                                                               \
+            uint e = (t + l / VLB * NT) * VLB + l % VLB;                                       \
             Bs[(buf) * (TK * SB) + B_KK(e) * SB + B_JJ(e)] = rb[l];                            \
         }                                                                                      \
     } while (0)
+#if DIRECT
+    /* The direct variant, for CPUs (pocl), where a work-group runs as loops over its items on
+     * one core: no local tiles, which would only be copies of what the caches hold. An item
+     * computes WM neighbouring rows by WN neighbouring columns straight from A and B, a row of
+     * WN being a vector or two for the compiler; the k loop is cut into blocks of TK with a
+     * barrier after each, so that the items of a group take turns on one block of A and B while
+     * it is in the cache. Rows and columns past the matrix read its last ones; their results are
+     * not stored. */
+#define GEMM_DIRECT(ROW_I, COL_J)                                                              \
+    for (IDX k0 = 0; k0 < K; k0 += TK) {                                                       \
+        IDX k1 = K - k0 < TK ? K : k0 + TK;                                                    \
+        for (IDX k = k0; k < k1; k++) {                                                        \
+            T bv[WN];                                                                          \
+            _Pragma("unroll") for (uint j = 0; j < WN; j++) bv[j] = b[B_AT(k, COL_J(j))];      \
+            _Pragma("unroll") for (uint i = 0; i < WM; i++) {                                  \
+                T av = a[A_AT(k, ROW_I(i))];                                                   \
+                _Pragma("unroll") for (uint j = 0; j < WN; j++) acc[i][j] += av * bv[j];       \
+            }                                                                                  \
+        }                                                                                      \
+        gp_barrier();                                                                          \
+    }
+    uint mi = ROW(ty, 0), nj = COL(tx, 0);
+#define INSIDE_I(i) ((ulong)mi + (i))
+#define INSIDE_J(j) ((ulong)nj + (j))
+#define CLAMP_I(i) (m0 + mi + (i) < M ? mi + (i) : (uint)(M - 1 - m0))
+#define CLAMP_J(j) (n0 + nj + (j) < N ? nj + (j) : (uint)(N - 1 - n0))
+    if (EXACT || (m0 + TM <= M && n0 + TN <= N)) { /* the same for the whole group, as barriers need */
+        GEMM_DIRECT(INSIDE_I, INSIDE_J)
+    } else {
+        GEMM_DIRECT(CLAMP_I, CLAMP_J)
+    }
+#else
 #if TRANS_A
 #define A_STEP ((ulong)TK * lda)
 #else
@@ -187,22 +285,47 @@ GP_KERNEL void gp_gemm(GP_GLOBAL const T *A, ulong a_off, IDX lda, GP_GLOBAL con
         }
         const GP_LOCAL_PTR(T) as = As + cur * (TK * SA);
         const GP_LOCAL_PTR(T) bs = Bs + cur * (TK * SB);
+#if MMA
+#pragma unroll
+        for (uint kk = 0; kk < TK; kk += 8) {
+            /* a0, b0: k = kk + q; a1, b1: k = kk + 4 + q. */
+            T a0[WM], a1[WM], b0[WN / 2], b1[WN / 2];
+#pragma unroll
+            for (uint i = 0; i < WM; i++) {
+                a0[i] = as[(kk + q) * SA + ROW(ty, i)];
+                a1[i] = as[(kk + 4 + q) * SA + ROW(ty, i)];
+            }
+#pragma unroll
+            for (uint j = 0; j < WN / 2; j++) {
+                b0[j] = bs[(kk + q) * SB + bx + 8 * j];
+                b1[j] = bs[(kk + 4 + q) * SB + bx + 8 * j];
+            }
+#pragma unroll
+            for (uint i = 0; i < WM; i += 2)
+#pragma unroll
+                for (uint j = 0; j < WN / 2; j++)
+                    gp__mma_f64_16x8x8(acc[i][2 * j], acc[i][2 * j + 1], acc[i + 1][2 * j], acc[i + 1][2 * j + 1],
+                                       a0[i], a0[i + 1], a1[i], a1[i + 1], b0[j], b1[j]);
+        }
+#else
 #pragma unroll
         for (uint kk = 0; kk < TK; kk++) {
             T av[WM], bv[WN];
 #pragma unroll
-            for (uint i = 0; i < WM; i++) av[i] = as[kk * SA + ROW(ty, i)];
+            for (uint i = 0; i < WM; i += VM) GEMM_READ(VM, av + i, as + kk * SA + ROW(ty, i), GP_LOCAL_PTR);
 #pragma unroll
-            for (uint j = 0; j < WN; j++) bv[j] = bs[kk * SB + COL(tx, j)];
+            for (uint j = 0; j < WN; j += VN) GEMM_READ(VN, bv + j, bs + kk * SB + COL(tx, j), GP_LOCAL_PTR);
 #pragma unroll
             for (uint i = 0; i < WM; i++)
 #pragma unroll
                 for (uint j = 0; j < WN; j++) acc[i][j] += av[i] * bv[j];
         }
+#endif
         if (more) GEMM_STORE(cur ^ 1);
         gp_barrier();
         cur ^= 1;
     }
+#endif
 
     /* beta == 0 never reads C, so NaN there does not spread. */
     C += c_off;

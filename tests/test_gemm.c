@@ -1,6 +1,7 @@
 /* Proves gp_gemm against a plain triple loop on the host, with an error bound that grows with
  * k, for every layout and transpose, edge sizes, offsets and leading dimensions, both
- * implementations; and the tile parameters, their tuning and saving, and refusal of bad input. */
+ * implementations and both variants of gpuport's kernel; and the tile parameters, their tuning
+ * and saving, and refusal of bad input. */
 #define _GNU_SOURCE /* mkdtemp, setenv */
 #include "common.h"
 
@@ -187,6 +188,34 @@ static void run_all(gp_gemm_impl impl)
 
 static void gemm_gpuport(void **state) { run_all(GP_GEMM_GPUPORT); }
 
+static void set_env(const char *name, const char *value)
+{
+    if (value) setenv(name, value, 1);
+    else unsetenv(name);
+}
+
+/* The variant of gpuport's kernel that the device does not run by default (GPUPORT_GEMM_KERNEL:
+ * the tiled one on CPUs, the direct one elsewhere), and its default shape in it where valid; an
+ * unknown variant is refused. */
+static void gemm_other_kernel(void **state)
+{
+    const char *old = getenv("GPUPORT_GEMM_KERNEL");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("GPUPORT_GEMM_KERNEL", tst_info.type == GP_DEVICE_CPU ? "tiled" : "direct", 1);
+    run_all(GP_GEMM_GPUPORT);
+    setenv("GPUPORT_GEMM_KERNEL", "blocked", 1);
+    gp_buffer *x = tst_buffer(GP_MEMORY_DEVICE, 4096);
+    GP_EXPECT(gp_gemm(NULL, GP_GEMM_GPUPORT, GP_F32, GP_ROW_MAJOR, 0, 0, 4, 4, 4, 1, GP_VIEW(x), 4, GP_VIEW_AT(x, 16),
+                      4, 0, GP_VIEW_AT(x, 32), 4),
+              GP_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(gp_last_error(), "tiled or direct"));
+    gp_gemm_params q;
+    GP_EXPECT(gp_gemm_params_get(tst_dev, GP_F32, &q), GP_ERROR_INVALID_ARGUMENT);
+    set_env("GPUPORT_GEMM_KERNEL", saved);
+    free(saved);
+    gp_buffer_destroy(x);
+}
+
 static int vendor_missing(void)
 {
     char text[256];
@@ -241,8 +270,7 @@ static void gemm_auto_env(void **state)
         GP_EXPECT(gp_gemm(NULL, GP_GEMM_AUTO, GP_F32, GP_ROW_MAJOR, 0, 0, 4, 4, 4, 1, GP_VIEW(x), 4, GP_VIEW_AT(x, 16),
                           4, 0, GP_VIEW_AT(x, 32), 4),
                   GP_ERROR_UNSUPPORTED);
-    if (saved) setenv("GPUPORT_GEMM", saved, 1);
-    else unsetenv("GPUPORT_GEMM");
+    set_env("GPUPORT_GEMM", saved);
     free(saved);
     gp_buffer_destroy(x);
 }
@@ -283,25 +311,30 @@ static void gemm_params(void **state)
                   GP_ERROR_INVALID_ARGUMENT);
     }
     gp_buffer_destroy(x);
-    if (saved) setenv("GPUPORT_GEMM_PARAMS", saved, 1);
-    else unsetenv("GPUPORT_GEMM_PARAMS");
+    set_env("GPUPORT_GEMM_PARAMS", saved);
     free(saved);
 
-    /* Shapes the kernel cannot take, or the device cannot hold, change nothing. */
+    /* Shapes the kernel cannot take, or the device cannot hold, change nothing. The last two
+     * break rules of local tiles: the items do not share them evenly, or they do not fit. The
+     * direct variant (CPUs) has none, and runs them. */
     const gp_gemm_params invalid[] = {{0, 16, 8, 4, 2}, {30, 16, 8, 4, 2}, {64, 64, 8, 32, 16}, {1024, 1024, 256, 1, 1},
                                       {16, 16, 3, 2, 2}, {1024, 1024, 256, 32, 8}};
-    for (size_t i = 0; i < sizeof invalid / sizeof invalid[0]; i++)
+    size_t all = sizeof invalid / sizeof invalid[0], tiled_only = 2, cpu = tst_info.type == GP_DEVICE_CPU;
+    for (size_t i = 0; i < all - (cpu ? tiled_only : 0); i++)
         GP_EXPECT(gp_gemm_params_set(tst_dev, GP_F32, &invalid[i]), GP_ERROR_INVALID_ARGUMENT);
     GP_OK(gp_gemm_params_get(tst_dev, GP_F32, &got));
     assert_true(same(&got, &want));
+    if (cpu) {
+        GP_OK(gp_gemm_params_set(tst_dev, GP_F32, &invalid[all - 2]));
+        check(&p, GP_GEMM_GPUPORT);
+        setenv("GPUPORT_GEMM_KERNEL", "tiled", 1);
+        GP_EXPECT(gp_gemm_params_set(tst_dev, GP_F32, &invalid[all - 1]), GP_ERROR_INVALID_ARGUMENT);
+        unsetenv("GPUPORT_GEMM_KERNEL");
+    }
     GP_OK(gp_gemm_params_set(tst_dev, GP_F32, &before));
 }
 
-static void set_cache_dir(const char *dir)
-{
-    if (dir) setenv("GPUPORT_CACHE_DIR", dir, 1);
-    else unsetenv("GPUPORT_CACHE_DIR");
-}
+static void set_cache_dir(const char *dir) { set_env("GPUPORT_CACHE_DIR", dir); }
 
 static int files_in(const char *dir)
 {
@@ -439,8 +472,8 @@ static void gemm_bad_input(void **state)
 }
 
 const struct CMUnitTest tst_gemm_tests[] = {
-    cmocka_unit_test(gemm_gpuport),  cmocka_unit_test(gemm_whole_tiles), cmocka_unit_test(gemm_vendor),
-    cmocka_unit_test(gemm_auto_env), cmocka_unit_test(gemm_params),      cmocka_unit_test(gemm_tune),
-    cmocka_unit_test(gemm_bad_input),
+    cmocka_unit_test(gemm_gpuport),  cmocka_unit_test(gemm_other_kernel), cmocka_unit_test(gemm_whole_tiles),
+    cmocka_unit_test(gemm_vendor),   cmocka_unit_test(gemm_auto_env),     cmocka_unit_test(gemm_params),
+    cmocka_unit_test(gemm_tune),     cmocka_unit_test(gemm_bad_input),
 };
 const size_t tst_gemm_tests_count = sizeof tst_gemm_tests / sizeof tst_gemm_tests[0];

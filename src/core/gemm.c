@@ -9,20 +9,22 @@
 #include <strings.h>
 
 /* Candidate shapes for gp_gemm_tune, and the fallbacks when a class's default does not fit a
- * device: big GPU tiles first, the smallest last. CPUs try only those from CPU_FIRST on: pocl
- * turns a work-group into loops over its items, and on 2 Skylake cores it needed minutes to
- * compile the big shapes (which ran slower there besides). */
+ * device: big GPU tiles first, the smallest last. CPUs try only those from CPU_FIRST on, shaped
+ * for the direct variant: a row of 16 (or 8) columns per item is a vector or two for the
+ * compiler, and tile_k is the k-block the items of a group share in the cache. */
 static const gp_gemm_params candidates[] = {
     {128, 128, 8, 8, 8},   {128, 128, 16, 8, 8}, {128, 256, 8, 8, 8},   {256, 128, 8, 8, 8},
     {128, 256, 8, 8, 16},  {256, 128, 8, 16, 8}, {128, 256, 16, 8, 16}, {256, 128, 16, 16, 8},
-    {128, 64, 16, 8, 4},   {64, 128, 16, 4, 8},  {128, 64, 16, 4, 4},   {64, 64, 32, 8, 8},
-    {64, 64, 16, 8, 8},    {32, 64, 32, 4, 8},   {32, 32, 32, 4, 4},    {32, 32, 32, 8, 8},
+    {128, 64, 16, 8, 4},   {64, 128, 16, 4, 8},  {128, 64, 8, 8, 8},    {64, 128, 8, 8, 8},
+    {128, 64, 16, 4, 4},   {64, 64, 32, 8, 8},   {64, 64, 16, 8, 8},    {64, 64, 16, 4, 8},
+    {64, 64, 16, 8, 4},    {32, 64, 32, 4, 8},   {32, 32, 32, 4, 4},    {32, 32, 32, 8, 8},
     {16, 16, 16, 4, 4},
     /* CPU_FIRST */
-    {64, 64, 16, 4, 4},    {64, 64, 8, 4, 4},    {32, 32, 16, 4, 4},    {16, 16, 8, 2, 2},
+    {32, 64, 128, 8, 16},  {64, 64, 128, 8, 16}, {64, 64, 256, 8, 16},  {128, 64, 128, 8, 16},
+    {32, 32, 64, 8, 16},   {32, 64, 128, 4, 16}, {64, 64, 128, 8, 8},   {16, 16, 8, 2, 2},
     {8, 8, 8, 2, 2},
 };
-#define CPU_FIRST 17
+#define CPU_FIRST 21
 #define NCAND (sizeof candidates / sizeof candidates[0])
 
 /* gpuport's table of device classes, per type (f32, f64); measured where the comment says. */
@@ -30,16 +32,21 @@ static const struct {
     const char *name;
     gp_gemm_params p[2];
 } classes[] = {
-    /* H100 with CUDA 13, N = 4096: f32 40.8 TFLOP/s (0.79x cuBLAS), f64 19.0 (gpuport-tune-gemm) */
-    {"NVIDIA GPU, CUDA", {{128, 128, 8, 8, 8}, {64, 64, 16, 8, 8}}},
-    /* H100 with NVIDIA's OpenCL, N = 4096: f32 33.4 TFLOP/s, 1.06x CLBlast 1.5.3 */
-    {"NVIDIA GPU, OpenCL", {{128, 128, 16, 16, 8}, {64, 64, 16, 8, 8}}},
+    /* H100 with CUDA 13, N = 4096: f32 43.5 TFLOP/s (0.85x cuBLAS without TF32), f64 on the
+     * FP64 matrix instructions 41.9 (0.70x cuBLAS) */
+    {"NVIDIA GPU, CUDA", {{128, 128, 8, 8, 8}, {128, 64, 8, 8, 8}}},
+    /* H100 with NVIDIA's OpenCL, N = 4096: f32 44.1 TFLOP/s (1.49x CLBlast 1.5.3), f64 19.4 */
+    {"NVIDIA GPU, OpenCL", {{128, 128, 8, 8, 8}, {64, 64, 16, 8, 8}}},
     {"AMD GPU", {{128, 128, 16, 8, 8}, {64, 64, 16, 4, 4}}},
     {"GPU", {{64, 64, 16, 4, 4}, {64, 64, 8, 4, 4}}},
-    /* pocl 3.1 on 2 Skylake cores, N = 1024: about 2x CLBlast 1.5.3 there */
-    {"CPU", {{64, 64, 16, 4, 4}, {32, 32, 16, 4, 4}}},
+    /* the direct variant, N = 1024: pocl 5.0 on 16 Xeon cores f32 1.46x, f64 1.20x CLBlast 1.5.3;
+     * pocl 3.1 on 2 EPYC cores f32 4.4x, f64 6.7x */
+    {"CPU", {{64, 64, 256, 8, 16}, {32, 64, 128, 8, 16}}},
+    /* the tiled variant on a CPU (GPUPORT_GEMM_KERNEL=tiled): pocl needs minutes to compile
+     * bigger tiles */
+    {"CPU, tiled", {{64, 64, 16, 4, 4}, {32, 32, 16, 4, 4}}},
 };
-enum { NVIDIA_CUDA, NVIDIA_OPENCL, AMD, OTHER_GPU, CPU };
+enum { NVIDIA_CUDA, NVIDIA_OPENCL, AMD, OTHER_GPU, CPU, CPU_TILED };
 
 /* What a process chose for a device: gp_gemm_params_set, and the saved tune result as read
  * from (or written to) the cache folder it was looked up in. */
@@ -74,9 +81,26 @@ static const char *type_name(gp_type type) { return type == GP_F32 ? "f32" : "f6
 
 static size_t local_bytes(gp_type type, const gp_gemm_params *p)
 {
-    /* Two buffers of tile_k rows of each tile, rows padded by 16 bytes (kernels/gemm.gp). */
-    size_t size = gp_type_size(type);
-    return 2 * (size_t)p->tile_k * (p->tile_m + p->tile_n + 2 * 16 / size) * size;
+    /* Two buffers of tile_k rows of each tile, rows padded by 4 elements (kernels/gemm.gp). */
+    return 2 * (size_t)p->tile_k * (p->tile_m + p->tile_n + 8) * gp_type_size(type);
+}
+
+/* Which of the kernel's variants runs (kernels/gemm.gp): GPUPORT_GEMM_KERNEL=tiled|direct, or
+ * when unset the direct one on CPUs. An unknown value counts as unset here and is refused by
+ * check_kernel_env at each entry point. */
+static int direct(const gp_device *dev)
+{
+    const char *env = getenv("GPUPORT_GEMM_KERNEL");
+    if (env && strcmp(env, "direct") == 0) return 1;
+    if (env && strcmp(env, "tiled") == 0) return 0;
+    return dev->info.type == GP_DEVICE_CPU;
+}
+
+static gp_status check_kernel_env(const char *fn)
+{
+    const char *env = getenv("GPUPORT_GEMM_KERNEL");
+    if (!env || !*env || strcmp(env, "tiled") == 0 || strcmp(env, "direct") == 0) return GP_SUCCESS;
+    return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: GPUPORT_GEMM_KERNEL is '%s'; it must be tiled or direct", fn, env);
 }
 
 /* NULL when the device can run p for type, else why not (in why). */
@@ -96,6 +120,7 @@ static const char *invalid(const gp_device *dev, gp_type type, const gp_gemm_par
                                                                               : info->max_work_item_sizes[0];
         if (items > max)
             snprintf(why, len, "a work-group of %zu items is more than the %zu that %s allows", items, max, info->name);
+        else if (direct(dev)) return NULL; /* no local tiles to share or fit */
         else if ((size_t)p->tile_m * p->tile_k % items || (size_t)p->tile_k * p->tile_n % items)
             snprintf(why, len, "the %zu work-items must share the tiles of A (%u x %u) and B (%u x %u) evenly", items,
                      p->tile_m, p->tile_k, p->tile_k, p->tile_n);
@@ -179,7 +204,7 @@ static int read_saved(const gp_device *dev, gp_type type, const char *folder, gp
 static const gp_gemm_params *class_params(const gp_device *dev, gp_type type)
 {
     const gp_device_info *info = &dev->info;
-    int c = info->type == GP_DEVICE_CPU ? CPU : OTHER_GPU;
+    int c = info->type != GP_DEVICE_CPU ? OTHER_GPU : direct(dev) ? CPU : CPU_TILED;
     if (info->type == GP_DEVICE_GPU && (strcmp(info->backend, "cuda") == 0 || strcasestr(info->vendor, "nvidia")))
         c = strcmp(info->backend, "cuda") == 0 ? NVIDIA_CUDA : NVIDIA_OPENCL;
     else if (info->type == GP_DEVICE_GPU && (strcmp(info->backend, "hip") == 0 || strcasestr(info->vendor, "amd") ||
@@ -239,6 +264,7 @@ gp_status gp_gemm_params_get(gp_device *device, gp_type type, gp_gemm_params *pa
     GP__CHECK_OUT(params, "params");
     gp_status st = check_type(device, type, __func__);
     gp_gemm_params p;
+    if (st == GP_SUCCESS) st = check_kernel_env(__func__);
     if (st == GP_SUCCESS) st = params_for(device, type, &p, __func__);
     if (st == GP_SUCCESS) *params = p;
     return st;
@@ -249,6 +275,7 @@ gp_status gp_gemm_params_set(gp_device *device, gp_type type, const gp_gemm_para
     GP__CHECK_HANDLE(device, "device");
     GP__CHECK_OUT(params, "params");
     gp_status st = check_type(device, type, __func__);
+    if (st == GP_SUCCESS) st = check_kernel_env(__func__);
     if (st == GP_SUCCESS) st = check_params(device, type, params, __func__, "");
     if (st != GP_SUCCESS) return st;
     pthread_mutex_lock(&state_lock);
@@ -315,10 +342,12 @@ static gp_status run_gpuport(gp_stream *s, gp_type type, const gp_gemm_params *p
     int wide = m + tmax > big || n + tmax > big || k + tmax > big || a->ld > big / tmax || b->ld > big / tmax ||
                c->ld > big / (m + tmax);
     int exact = m % p->tile_m == 0 && n % p->tile_n == 0 && k % p->tile_k == 0;
+    size_t v = 16 / gp_type_size(type); /* elements in 16 bytes */
+    int aligned = a->view.offset % v == 0 && b->view.offset % v == 0 && a->ld % v == 0 && b->ld % v == 0;
     char options[64];
     snprintf(options, sizeof options, "%s -DGEMM_SHAPE=%u,%u,%u,%u,%u -DGEMM_FLAGS=%d", gp__type_option(s->dev, type,
              "gp_gemm"), p->tile_m, p->tile_n, p->tile_k, p->work_m, p->work_n,
-             a->trans | b->trans << 1 | exact << 2 | wide << 3);
+             a->trans | b->trans << 1 | exact << 2 | wide << 3 | direct(s->dev) << 4 | aligned << 5);
     gp_kernel *kern = NULL;
     gp_status st = gp__builtin_kernel(s->dev, gp__src_gemm, options, "gp_gemm", &kern);
     if (st != GP_SUCCESS) return st;
@@ -402,6 +431,7 @@ static gp_status gemm(gp_stream *stream, gp_gemm_impl impl, gp_type type, gp_lay
                           ops[i]->name);
     }
     if (st == GP_SUCCESS) st = pick_impl(&impl);
+    if (st == GP_SUCCESS && impl == GP_GEMM_GPUPORT) st = check_kernel_env(fn);
     gp_gemm_params dp;
     if (st == GP_SUCCESS && impl == GP_GEMM_GPUPORT && !p && (st = params_for(dev, type, &dp, fn)) == GP_SUCCESS)
         p = &dp;
@@ -499,6 +529,7 @@ gp_status gp_gemm_tune(gp_stream *stream, gp_type type, size_t n, gp_gemm_params
     GP__CHECK_HANDLE(stream, "stream");
     gp_device *dev = stream->dev;
     gp_status st = check_type(dev, type, fn);
+    if (st == GP_SUCCESS) st = check_kernel_env(fn);
     if (st != GP_SUCCESS) return st;
     if (n == 0 || n > 16384)
         return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: n is %zu; it must be 1 to 16384", fn, n);
