@@ -194,14 +194,28 @@ static void set_env(const char *name, const char *value)
     else unsetenv(name);
 }
 
-/* The variant of gpuport's kernel that the device does not run by default (GPUPORT_GEMM_KERNEL:
- * the tiled one on CPUs, the direct one elsewhere), and its default shape in it where valid; an
- * unknown variant is refused. */
-static void gemm_other_kernel(void **state)
+/* Puts the variant of gpuport's kernel in force that the device does not run by default
+ * (GPUPORT_GEMM_KERNEL: the tiled one on CPUs, the direct one elsewhere); returns the old value
+ * for restore_kernel. */
+static char *other_kernel(void)
 {
     const char *old = getenv("GPUPORT_GEMM_KERNEL");
     char *saved = old ? strdup(old) : NULL;
     setenv("GPUPORT_GEMM_KERNEL", tst_info.type == GP_DEVICE_CPU ? "tiled" : "direct", 1);
+    return saved;
+}
+
+static void restore_kernel(char *saved)
+{
+    set_env("GPUPORT_GEMM_KERNEL", saved);
+    free(saved);
+}
+
+/* The other variant, with its default shape, over the whole problem set; an unknown variant is
+ * refused. */
+static void gemm_other_kernel(void **state)
+{
+    char *saved = other_kernel();
     run_all(GP_GEMM_GPUPORT);
     setenv("GPUPORT_GEMM_KERNEL", "blocked", 1);
     gp_buffer *x = tst_buffer(GP_MEMORY_DEVICE, 4096);
@@ -211,8 +225,7 @@ static void gemm_other_kernel(void **state)
     assert_non_null(strstr(gp_last_error(), "tiled or direct"));
     gp_gemm_params q;
     GP_EXPECT(gp_gemm_params_get(tst_dev, GP_F32, &q), GP_ERROR_INVALID_ARGUMENT);
-    set_env("GPUPORT_GEMM_KERNEL", saved);
-    free(saved);
+    restore_kernel(saved);
     gp_buffer_destroy(x);
 }
 
@@ -233,20 +246,30 @@ static void gemm_vendor(void **state)
     run_all(GP_GEMM_VENDOR);
 }
 
-/* Sizes that are multiples of the tile take the kernel's variant without bounds checks. */
-static void gemm_whole_tiles(void **state)
+/* Sizes that are multiples of the tile take the kernel's variant without bounds checks, with
+ * 16-byte loads where every matrix starts 16 bytes apart from its buffer's start (offset 3 after
+ * the 5 guard elements) and without (offset 1). Both variants of the kernel. */
+static void whole_tiles(void)
 {
     for (int ti = 0; ti < 2; ti++) {
         gp_type t = ti ? GP_F64 : GP_F32;
         if (skip_f64(t)) continue;
         gp_gemm_params q;
         GP_OK(gp_gemm_params_get(tst_dev, t, &q));
-        for (int combo = 0; combo < 4; combo++) {
-            problem p = {t, GP_ROW_MAJOR, combo & 1, combo >> 1, q.tile_m, 2 * q.tile_n, 2 * q.tile_k,
-                         0.5, combo == 3 ? 0 : 2, 0, 1, 0};
+        for (int combo = 0; combo < 8; combo++) {
+            problem p = {t, GP_ROW_MAJOR, combo & 1, (combo >> 1) & 1, q.tile_m, 2 * q.tile_n, 2 * q.tile_k,
+                         0.5, combo == 3 ? 0 : 2, 0, combo & 4 ? 3 : 1, 0};
             check(&p, GP_GEMM_GPUPORT);
         }
     }
+}
+
+static void gemm_whole_tiles(void **state)
+{
+    whole_tiles();
+    char *saved = other_kernel();
+    whole_tiles();
+    restore_kernel(saved);
 }
 
 /* GPUPORT_GEMM picks the implementation for GP_GEMM_AUTO; anything else is refused. */
@@ -280,9 +303,10 @@ static int same(const gp_gemm_params *a, const gp_gemm_params *b) { return memcm
 /* Set, get, the environment's override, and a product with each shape in force. */
 static void gemm_params(void **state)
 {
-    const char *old = getenv("GPUPORT_GEMM_PARAMS");
-    char *saved = old ? strdup(old) : NULL;
+    const char *old = getenv("GPUPORT_GEMM_PARAMS"), *old_kernel = getenv("GPUPORT_GEMM_KERNEL");
+    char *saved = old ? strdup(old) : NULL, *saved_kernel = old_kernel ? strdup(old_kernel) : NULL;
     unsetenv("GPUPORT_GEMM_PARAMS");
+    unsetenv("GPUPORT_GEMM_KERNEL"); /* the device's own variant: direct on CPUs */
     gp_gemm_params before, got, want = {32, 16, 8, 4, 2};
     GP_OK(gp_gemm_params_get(tst_dev, GP_F32, &before));
     GP_OK(gp_gemm_params_set(tst_dev, GP_F32, &want));
@@ -332,6 +356,8 @@ static void gemm_params(void **state)
         unsetenv("GPUPORT_GEMM_KERNEL");
     }
     GP_OK(gp_gemm_params_set(tst_dev, GP_F32, &before));
+    set_env("GPUPORT_GEMM_KERNEL", saved_kernel);
+    free(saved_kernel);
 }
 
 static void set_cache_dir(const char *dir) { set_env("GPUPORT_CACHE_DIR", dir); }
