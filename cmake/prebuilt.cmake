@@ -2,7 +2,8 @@
 # they run without a run-time compiler and without a first-use compile. Each entry of
 # GPUPORT_BUILTIN_KERNELS is "path/in/project.gp|-DNAME=VALUE -DOTHER" (options may be empty;
 # "a.gp+b.gp" joins files into one source); the plugin hands out the binary when a program's
-# source and options match an entry exactly.
+# source, composed as core composes it (the options as #define lines after the prelude),
+# matches an entry exactly.
 #
 # gpuport_prebuilt(OUT_C KIND PRELUDE COMPILER FLAGS...): KIND is CUDA (nvcc --fatbin) or HIP
 # (hipcc --genco); PRELUDE the list of prelude files, joined in order as the plugin joins them;
@@ -26,6 +27,7 @@ function(gpuport_prebuilt out_c kind prelude compiler)
       foreach(p IN LISTS prelude)
         string(APPEND wrapper "#include \"${p}\"\n")
       endforeach()
+      set(defines "")
       separate_arguments(words UNIX_COMMAND "${opts}")
       foreach(w IN LISTS words)
         string(REGEX REPLACE "^-D([^=]+)=?(.*)$" "\\1;\\2" nv "${w}")
@@ -34,8 +36,9 @@ function(gpuport_prebuilt out_c kind prelude compiler)
         if(value STREQUAL "")
           set(value 1)
         endif()
-        string(APPEND wrapper "#define ${name} ${value}\n")
+        string(APPEND defines "#define ${name} ${value}\n")
       endforeach()
+      string(APPEND wrapper "${defines}")
       string(REPLACE "+" ";" parts "${file}")
       set(paths "")
       foreach(part IN LISTS parts)
@@ -52,7 +55,7 @@ function(gpuport_prebuilt out_c kind prelude compiler)
         DEPENDS ${paths} ${prelude} ${dir}/${i}.cu
         COMMENT "Prebuilding ${file} ${opts} for ${kind}" VERBATIM)
       string(APPEND manifest "set(SOURCES_${i} \"${paths}\")\n"
-                             "set(OPTIONS_${i} \"${opts}\")\nlist(APPEND BINS \"${dir}/${i}.bin\")\n")
+                             "set(HEAD_${i} \"${defines}\")\nlist(APPEND BINS \"${dir}/${i}.bin\")\n")
       list(APPEND bins ${dir}/${i}.bin)
       math(EXPR i "${i} + 1")
     endforeach()

@@ -16,6 +16,11 @@
  *
  * Bad input (a NULL handle or pointer, a range outside a buffer, objects of two devices mixed,
  * a wrong kernel argument) returns an error status and changes nothing.
+ *
+ * Streams: every call that takes a gp_stream takes NULL for a default stream, the one the
+ * library keeps for each device: that of the device of the call's buffers, kernel or event,
+ * or, in gp_stream_synchronize and gp_stream_trim, which have no other handle, that of every
+ * device. gp_stream_destroy(NULL) is a no-op, like every destroy.
  */
 #ifndef GPUPORT_H
 #define GPUPORT_H
@@ -91,13 +96,17 @@ typedef struct gp_kernel gp_kernel;
 typedef struct gp_backend_info {
     char name[16];        /* "cuda", "hip", "opencl" */
     int available;        /* 1 when the plugin loaded and its vendor runtime works */
-    char reason[512];     /* when not available: why, in words a user can act on */
+    char reason[512];     /* when not available: why, in words a user can act on; then, or when
+                             available, the plugin files passed over on the way ("" if none) */
     char plugin_path[512];/* the plugin file that was loaded, "" if none was found */
     char version[128];    /* the vendor runtime or driver version, when available */
     size_t device_count;
 } gp_backend_info;
 
-/* Backends in a fixed order: cuda, hip, opencl. Loading happens once, on first use. */
+/* Backends in a fixed order: cuda, hip, opencl. Loading happens once, on first use: each
+ * backend's plugin is the first valid libgpuport-NAME.so in the absolute folders of
+ * GPUPORT_PLUGIN_PATH, then the installed plugin folder, then beside libgpuport (a file that
+ * does not load or is no plugin of this version is passed over, with the reason kept). */
 GP_API gp_status gp_backend_count(size_t *count);
 GP_API gp_status gp_backend_get_info(size_t index, gp_backend_info *info);
 
@@ -132,7 +141,8 @@ GP_API gp_status gp_device_find(const char *spec, gp_device **device);
  * else the first CPU device. */
 GP_API gp_status gp_device_default(gp_device **device);
 GP_API gp_status gp_device_get_info(const gp_device *device, gp_device_info *info);
-/* Waits for all work queued on every stream of the device. */
+/* Waits for all work queued on every stream of the device. Streams created and destroyed by
+ * other threads meanwhile are safe: each is waited for, or not, but never used after its end. */
 GP_API gp_status gp_device_synchronize(gp_device *device);
 
 /* ---- Buffers --------------------------------------------------------------------------- */
@@ -143,7 +153,10 @@ typedef enum gp_memory {
     GP_MEMORY_MAPPED = 2  /* zero-copy host memory that kernels read and write directly */
 } gp_memory;
 
-/* A size of 0 is valid: the buffer takes part in every call with ranges of 0 bytes. */
+/* A size of 0 is valid: the buffer takes part in every call with ranges of 0 bytes. Buffers in
+ * the device's memory (device buffers, and every kind on a device that shares the host's
+ * memory) that would together pass the device's global_mem_bytes are refused with
+ * GP_ERROR_OUT_OF_DEVICE_MEMORY, also where the driver would only fail at first use. */
 GP_API gp_status gp_buffer_create(gp_device *device, gp_memory memory, size_t bytes, gp_buffer **buffer);
 GP_API gp_status gp_buffer_destroy(gp_buffer *buffer); /* NULL is a no-op */
 GP_API gp_status gp_buffer_get_size(const gp_buffer *buffer, size_t *bytes);
@@ -182,8 +195,9 @@ GP_API gp_status gp_buffer_fill_async(gp_stream *stream, gp_buffer *dst, size_t 
 GP_API gp_status gp_stream_create(gp_device *device, gp_stream **stream);
 /* Waits for the stream's work, then frees it. NULL is a no-op. */
 GP_API gp_status gp_stream_destroy(gp_stream *stream);
-/* The stream that NULL stands for; owned by the library. */
+/* The stream that NULL stands for in calls on this device's objects; owned by the library. */
 GP_API gp_status gp_stream_get_default(gp_device *device, gp_stream **stream);
+/* Waits for the stream's work; NULL: for that of every device's default stream. */
 GP_API gp_status gp_stream_synchronize(gp_stream *stream);
 
 GP_API gp_status gp_event_create(gp_device *device, gp_event **event);
@@ -192,7 +206,8 @@ GP_API gp_status gp_event_destroy(gp_event *event); /* NULL is a no-op */
  * An event never recorded counts as reached (waiting on it, synchronizing and querying succeed
  * at once), but has no time: gp_event_elapsed_ms on it is GP_ERROR_INVALID_ARGUMENT. */
 GP_API gp_status gp_event_record(gp_event *event, gp_stream *stream);
-/* Work queued on stream after this call starts only when the event has been reached. */
+/* Work queued on stream (NULL: the event's device's default stream) after this call starts only
+ * when the event has been reached. */
 GP_API gp_status gp_stream_wait_event(gp_stream *stream, gp_event *event);
 GP_API gp_status gp_event_synchronize(gp_event *event);
 /* GP_SUCCESS when reached, GP_NOT_READY when not yet. */
@@ -203,7 +218,9 @@ GP_API gp_status gp_event_elapsed_ms(gp_event *start, gp_event *end, double *ms)
 /* ---- Programs, kernels and launches ------------------------------------------------------ */
 
 /* Compiles source in the gpuport kernel dialect (docs/kernel-dialect.md) for the device, or
- * takes it from the kernel cache. options: NULL or space-separated -DNAME and -DNAME=VALUE.
+ * takes it from the kernel cache. options: NULL or space-separated -DNAME and -DNAME=VALUE
+ * (NAME an identifier, VALUE with no backslash or comment); they become #define lines just
+ * before source, after the backend's prelude and headers, which they never reach.
  * A compile error returns GP_ERROR_BUILD_FAILED and gp_last_error() holds the whole log. */
 GP_API gp_status gp_program_create(gp_device *device, const char *source, const char *options, gp_program **program);
 GP_API gp_status gp_program_destroy(gp_program *program); /* NULL is a no-op */
@@ -222,7 +239,7 @@ typedef enum gp_arg_kind { GP_ARG_BUFFER = 1, GP_ARG_VALUE = 2, GP_ARG_LOCAL = 3
 
 /* One kernel argument: a buffer, a scalar or small struct by value, or local memory by size
  * (for a GP_LOCAL_ARG parameter). Build them with the GP_BUFFER, GP_VALUE and GP_LOCAL_BYTES
- * macros. */
+ * macros, which are plain C99 and C++ (inline functions underneath). */
 typedef struct gp_arg {
     gp_arg_kind kind;
     gp_buffer *buffer;
@@ -230,9 +247,18 @@ typedef struct gp_arg {
     size_t size;
 } gp_arg;
 
-#define GP_BUFFER(b) ((gp_arg){GP_ARG_BUFFER, (b), NULL, 0})
-#define GP_VALUE(v) ((gp_arg){GP_ARG_VALUE, NULL, &(v), sizeof(v)})
-#define GP_LOCAL_BYTES(n) ((gp_arg){GP_ARG_LOCAL, NULL, NULL, (n)})
+static inline gp_arg gp__arg(gp_arg_kind kind, gp_buffer *buffer, const void *value, size_t size)
+{
+    gp_arg a;
+    a.kind = kind;
+    a.buffer = buffer;
+    a.value = value;
+    a.size = size;
+    return a;
+}
+#define GP_BUFFER(b) gp__arg(GP_ARG_BUFFER, (b), NULL, 0)
+#define GP_VALUE(v) gp__arg(GP_ARG_VALUE, NULL, &(v), sizeof(v))
+#define GP_LOCAL_BYTES(n) gp__arg(GP_ARG_LOCAL, NULL, NULL, (n))
 
 /* Queues the kernel on the stream (NULL: the default stream). dims is 1, 2 or 3. global[d] is
  * the number of work-items wanted in dimension d; local (NULL: chosen for the device) is the
@@ -240,7 +266,8 @@ typedef struct gp_arg {
  * compare their index with their own size; a global size of 0 launches nothing.
  * Wrong arguments (count, a NULL buffer, on CUDA and OpenCL a value of the wrong size or an
  * argument of the wrong kind) are GP_ERROR_INVALID_KERNEL_ARGS; a local size of 0 or above what
- * the kernel or device allows is GP_ERROR_INVALID_LAUNCH. */
+ * the kernel or device allows, or more local memory (the kernel's own arrays and every
+ * GP_LOCAL_BYTES) than the device has per work-group, is GP_ERROR_INVALID_LAUNCH. */
 GP_API gp_status gp_kernel_launch(gp_stream *stream, gp_kernel *kernel, unsigned dims, const size_t *global,
                                   const size_t *local, size_t nargs, const gp_arg *args);
 
@@ -263,8 +290,15 @@ typedef struct gp_view {
     gp_buffer *buffer;
     size_t offset; /* in elements, not bytes */
 } gp_view;
-#define GP_VIEW(b) ((gp_view){(b), 0})
-#define GP_VIEW_AT(b, off) ((gp_view){(b), (off)})
+static inline gp_view gp__view(gp_buffer *buffer, size_t offset)
+{
+    gp_view v;
+    v.buffer = buffer;
+    v.offset = offset;
+    return v;
+}
+#define GP_VIEW(b) gp__view((b), 0)
+#define GP_VIEW_AT(b, off) gp__view((b), (off))
 
 /* A scalar operand; the member that matches the operation's type is read. */
 typedef union gp_scalar {

@@ -1,4 +1,5 @@
-/* Proves buffers of every memory kind and size hold what is written, and map/unmap shows it. */
+/* Proves buffers of every memory kind and size hold what is written, map/unmap shows it, and a
+ * device filled to refusal says so and then works again. */
 #include "common.h"
 
 #include <stdio.h>
@@ -145,9 +146,45 @@ static void kernel_then_map(void **state)
     GP_OK(gp_program_destroy(p));
 }
 
+/* Buffers of a sixth of the device's memory until one is refused: the refusal is
+ * GP_ERROR_OUT_OF_DEVICE_MEMORY with a message (not an abort at first use, as pocl and NVIDIA's
+ * OpenCL would give), and once they are freed the device works again. */
+static void fill_to_refusal(void **state)
+{
+    (void)state;
+    enum { MOST = 16 };
+    const size_t chunk = (size_t)(tst_info.global_mem_bytes / 6) & ~(size_t)4095;
+    gp_buffer *held[MOST] = {NULL};
+    size_t n = 0;
+    gp_status st = GP_SUCCESS;
+    while (n < MOST && (st = gp_buffer_create(tst_dev, GP_MEMORY_DEVICE, chunk, &held[n])) == GP_SUCCESS)
+        n++;
+    char why[512];
+    snprintf(why, sizeof why, "%s", gp_last_error());
+    for (size_t i = 0; i < n; i++)
+        GP_OK(gp_buffer_destroy(held[i]));
+    if (st != GP_ERROR_OUT_OF_DEVICE_MEMORY)
+        fail_msg("after %zu buffers of %zu bytes: %s (%s), expected GP_ERROR_OUT_OF_DEVICE_MEMORY", n, chunk,
+                 gp_status_name(st), why);
+    assert_true(n >= 1 && n <= 6);
+    assert_true(why[0] != '\0');
+
+    uint32_t v[1000], back[1000];
+    for (uint32_t i = 0; i < 1000; i++)
+        v[i] = i * 7u + 1u;
+    gp_buffer *b = tst_buffer(GP_MEMORY_DEVICE, sizeof v);
+    GP_OK(gp_buffer_write(NULL, b, 0, v, sizeof v));
+    GP_OK(gp_map(NULL, GP_MAP_SCALE, GP_U32, 1000, GP_VIEW(b), GP_VIEW(b), GP_VIEW(NULL), (gp_scalar){.u = 3}));
+    GP_OK(gp_buffer_read(NULL, b, 0, back, sizeof back));
+    for (uint32_t i = 0; i < 1000; i++)
+        assert_int_equal(back[i], v[i] * 3u);
+    GP_OK(gp_buffer_destroy(b));
+}
+
 const struct CMUnitTest tst_buffer_tests[] = {
     cmocka_unit_test(every_kind_and_size),
     cmocka_unit_test(large_buffer),
+    cmocka_unit_test(fill_to_refusal),
     cmocka_unit_test(map_unmap),
     cmocka_unit_test(kernel_then_map),
 };

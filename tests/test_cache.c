@@ -1,10 +1,12 @@
-/* Proves the kernel cache writes entries to GPUPORT_CACHE_DIR, reuses them, rebuilds damaged ones
- * and falls back to memory where the folder cannot be written. */
+/* Proves the kernel cache writes entries to GPUPORT_CACHE_DIR, reuses them, rebuilds damaged ones,
+ * ones copied over another entry's name and anything that is not a regular file, and falls back
+ * to memory where the folder cannot be written. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, setenv, nftw, strdup */
 #define _XOPEN_SOURCE 700
 #include "common.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -229,6 +231,70 @@ static void damaged_entries_are_rebuilt(void **state)
     }
 }
 
+/* The one entry file that is not `other` (NULL: any), copied into path. */
+static char found_entry[1024];
+static const char *skip_entry;
+static void remember(const char *path, off_t size)
+{
+    (void)size;
+    if (!skip_entry || strcmp(path, skip_entry) != 0)
+        snprintf(found_entry, sizeof found_entry, "%s", path);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    assert_non_null(in);
+    assert_non_null(out);
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        assert_int_equal(fwrite(buf, 1, n, out), n);
+    assert_int_equal(fclose(in), 0);
+    assert_int_equal(fclose(out), 0);
+}
+
+/* An entry copied over another program's entry is a whole, valid entry, but for another key: it
+ * must be rebuilt, not run (the copy computes another salt). */
+static void entry_under_another_name_is_rebuilt(void **state)
+{
+    fixture *f = *state;
+    char *a = unique_source(), *b = unique_source(), entry_a[1024];
+    create_and_run(a, NULL, 1);
+    skip_entry = NULL;
+    assert_int_equal(for_each_file(f->dir, remember), 1);
+    snprintf(entry_a, sizeof entry_a, "%s", found_entry);
+    create_and_run(b, NULL, 1);
+    skip_entry = entry_a;
+    assert_int_equal(for_each_file(f->dir, remember), 2);
+    copy_file(entry_a, found_entry);
+    gp_program_info again = create_and_run(b, NULL, 1); /* checks b's salt */
+    assert_int_equal(again.from_cache, 0);
+    assert_int_equal(create_and_run(b, NULL, 1).from_cache, 1);
+    free(a);
+    free(b);
+}
+
+/* A FIFO where an entry should be: the create must neither block on it nor use it. */
+static void fifo_in_place_of_an_entry(void **state)
+{
+    fixture *f = *state;
+    char *src = unique_source();
+    create_and_run(src, NULL, 1);
+    skip_entry = NULL;
+    assert_int_equal(for_each_file(f->dir, remember), 1);
+    assert_int_equal(unlink(found_entry), 0);
+    assert_int_equal(mkfifo(found_entry, 0600), 0);
+    alarm(120); /* a blocked open would hang the suite: fail it instead */
+    gp_program_info again = create_and_run(src, NULL, 1);
+    alarm(0);
+    assert_int_equal(again.from_cache, 0);
+    struct stat st;
+    assert_int_equal(stat(found_entry, &st), 0);
+    assert_true(S_ISREG(st.st_mode)); /* the rebuilt entry replaced the FIFO */
+    free(src);
+}
+
 static void unwritable_folder_falls_back_to_memory(void **state)
 {
     fixture *f = *state;
@@ -257,6 +323,8 @@ const struct CMUnitTest tst_cache_tests[] = {
     T(entry_written_and_reused),
     T(options_and_source_are_part_of_the_key),
     T(damaged_entries_are_rebuilt),
+    T(entry_under_another_name_is_rebuilt),
+    T(fifo_in_place_of_an_entry),
     T(unwritable_folder_falls_back_to_memory),
 };
 const size_t tst_cache_tests_count = sizeof tst_cache_tests / sizeof tst_cache_tests[0];

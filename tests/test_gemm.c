@@ -324,8 +324,12 @@ static void gemm_params(void **state)
     GP_OK(gp_gemm_params_get(tst_dev, GP_F32, &got));
     assert_true(same(&got, &want));
 
+    /* Malformed, invalid for the device, or numbers past 32 bits that would wrap to a valid
+     * shape (4294967312 = 2^32 + 16), or a type given twice. */
     static const char *const bad[] = {"f32:128,128,16,8", "f32:128,128,16,8,8,", "f16:64,64,16,4,4", "f32=1,2,3,4,5",
-                                      "f32:-64,64,16,4,4", "f32:64,64,16,4,4;x", "f32:64,64,16,3,4"};
+                                      "f32:-64,64,16,4,4", "f32:64,64,16,4,4;x", "f32:64,64,16,3,4",
+                                      "f32:4294967312,16,8,4,2", "f32:16,16,8,4,18446744073709551618",
+                                      "f32:32,16,8,4,2;f32:16,32,4,2,4", "f32: 32,16,8,4,2", "f32:+32,16,8,4,2"};
     gp_buffer *x = tst_buffer(GP_MEMORY_DEVICE, 4096);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         setenv("GPUPORT_GEMM_PARAMS", bad[i], 1);

@@ -1,6 +1,7 @@
 /* Proves user kernels in the dialect compute what plain C computes, for awkward sizes. */
 #include "common.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -196,6 +197,108 @@ static void build_options(void **state)
     run_scale("-DSCALE", 1, 0); /* -DNAME defines NAME as 1 */
 }
 
+/* Every single-letter macro name and the usual longer ones, given as options at once: they must
+ * reach the caller's source and nothing before it (the prelude, the vendor's own headers). */
+static void user_macros_stay_out_of_headers(void **state)
+{
+    (void)state;
+    static const char *const longer[] = {"N", "K", "M", "TYPE", "REAL", "VEC", "BLOCK", "WIDTH"};
+    char options[1024] = "-DT=float", sum[1024] = "0";
+    size_t o = strlen(options), u = strlen(sum);
+    uint32_t want = 0, value = 1;
+    for (int c = 0; c < 52; c++) {
+        char name = (char)(c < 26 ? 'A' + c : 'a' + c - 26);
+        if (name == 'T' || name == 'N' || name == 'K' || name == 'M')
+            continue;
+        o += (size_t)snprintf(options + o, sizeof options - o, " -D%c=%u", name, value);
+        u += (size_t)snprintf(sum + u, sizeof sum - u, " + %c", name);
+        want += value++;
+    }
+    for (size_t i = 0; i < sizeof longer / sizeof longer[0]; i++) {
+        if (strcmp(longer[i], "TYPE") == 0 || strcmp(longer[i], "REAL") == 0)
+            o += (size_t)snprintf(options + o, sizeof options - o, " -D%s=double", longer[i]);
+        else {
+            o += (size_t)snprintf(options + o, sizeof options - o, " -D%s=%u", longer[i], value);
+            u += (size_t)snprintf(sum + u, sizeof sum - u, " + %s", longer[i]);
+            want += value++;
+        }
+    }
+    char src[2048];
+    snprintf(src, sizeof src,
+             "GP_KERNEL void gp_macros(GP_GLOBAL uint *gp_out, GP_GLOBAL T *gp_f)\n"
+             "{\n"
+             "    gp_out[0] = (uint)(%s);\n"
+             "    gp_f[0] = (T)(sizeof(TYPE) + sizeof(REAL)) + (T)0.5f;\n"
+             "}\n",
+             sum);
+    gp_program *p = tst_program(src, options);
+    gp_kernel *k = tst_kernel(p, "gp_macros");
+    gp_buffer *out = tst_buffer(GP_MEMORY_DEVICE, 4), *f = tst_buffer(GP_MEMORY_DEVICE, 4);
+    size_t one = 1;
+    gp_arg args[] = {GP_BUFFER(out), GP_BUFFER(f)};
+    GP_OK(gp_kernel_launch(NULL, k, 1, &one, &one, 2, args));
+    uint32_t got = 0;
+    float fgot = 0;
+    GP_OK(gp_buffer_read(NULL, out, 0, &got, 4));
+    GP_OK(gp_buffer_read(NULL, f, 0, &fgot, 4));
+    assert_int_equal(got, want);
+    assert_true(fgot == 16.5f);
+    GP_OK(gp_buffer_destroy(out));
+    GP_OK(gp_buffer_destroy(f));
+    GP_OK(gp_kernel_destroy(k));
+    GP_OK(gp_program_destroy(p));
+}
+
+/* Local memory beyond the device's, in one argument, in several together, or with the kernel's
+ * own arrays, is refused at launch; the device then still works (pocl used to abort at the next
+ * synchronize). */
+static void local_memory_limits(void **state)
+{
+    (void)state;
+    static const char *src =
+        "GP_KERNEL void fixed_and_arg(GP_GLOBAL uint *out, GP_LOCAL_ARG(uint, extra))\n"
+        "{\n"
+        "    GP_LOCAL uint own[256];\n"
+        "    GP_LOCAL_BIND(uint, extra);\n"
+        "    uint t = gp_local_id(0);\n"
+        "    own[t] = t;\n"
+        "    extra[t] = 2u * t;\n"
+        "    gp_barrier();\n"
+        "    out[gp_global_id(0)] = own[gp_local_size(0) - 1u - t] + extra[t];\n"
+        "}\n";
+    const size_t limit = (size_t)tst_info.local_mem_bytes, g = tst_group_size();
+    gp_program *p = tst_program(local_arg_src, NULL);
+    gp_kernel *k = tst_kernel(p, "reverse_sum");
+    gp_buffer *b = tst_buffer(GP_MEMORY_DEVICE, 4096);
+    uint32_t n = 64;
+    size_t global = 64;
+    const size_t too_big[][2] = {{limit + 1, 4}, {(size_t)1 << 40, 4}, {limit / 2 + 64, limit / 2 + 64}, {SIZE_MAX, 4}};
+    for (size_t i = 0; i < sizeof too_big / sizeof too_big[0]; i++) {
+        gp_arg args[] = {GP_BUFFER(b), GP_BUFFER(b), GP_BUFFER(b), GP_VALUE(n), GP_LOCAL_BYTES(too_big[i][0]),
+                         GP_LOCAL_BYTES(too_big[i][1])};
+        GP_EXPECT(gp_kernel_launch(NULL, k, 1, &global, &g, 6, args), GP_ERROR_INVALID_LAUNCH);
+    }
+    GP_OK(gp_kernel_destroy(k));
+    GP_OK(gp_program_destroy(p));
+
+    p = tst_program(src, NULL);
+    k = tst_kernel(p, "fixed_and_arg");
+    gp_arg over[] = {GP_BUFFER(b), GP_LOCAL_BYTES(limit - 512)}; /* fits alone, not beside own[256] */
+    GP_EXPECT(gp_kernel_launch(NULL, k, 1, &global, &g, 2, over), GP_ERROR_INVALID_LAUNCH);
+    GP_OK(gp_device_synchronize(tst_dev));
+    gp_arg fits[] = {GP_BUFFER(b), GP_LOCAL_BYTES(g * 4)};
+    GP_OK(gp_kernel_launch(NULL, k, 1, &global, &g, 2, fits));
+    uint32_t got[64];
+    GP_OK(gp_buffer_read(NULL, b, 0, got, sizeof got));
+    for (uint32_t i = 0; i < 64; i++) {
+        uint32_t t = i % (uint32_t)g;
+        assert_int_equal(got[i], ((uint32_t)g - 1 - t) + 2 * t);
+    }
+    GP_OK(gp_buffer_destroy(b));
+    GP_OK(gp_kernel_destroy(k));
+    GP_OK(gp_program_destroy(p));
+}
+
 static void second_create_from_cache(void **state)
 {
     (void)state;
@@ -290,6 +393,8 @@ const struct CMUnitTest tst_kernel_tests[] = {
     cmocka_unit_test(saxpy_sizes),
     cmocka_unit_test(local_memory),
     cmocka_unit_test(build_options),
+    cmocka_unit_test(user_macros_stay_out_of_headers),
+    cmocka_unit_test(local_memory_limits),
     cmocka_unit_test(second_create_from_cache),
     cmocka_unit_test(two_kernels),
     cmocka_unit_test(fp64),

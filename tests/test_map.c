@@ -645,6 +645,24 @@ static void user_bad_input(void **state)
     GP_EXPECT(gp_map_kernel_create(tst_dev, GP_F32, 1, t2, "x * no_such_thing_q", &k), GP_ERROR_BUILD_FAILED);
     if (!strstr(gp_last_error(), "no_such_thing_q")) fail_msg("the build log does not name the token: %s", gp_last_error());
     assert_null(k);
+    /* Text that would leave its place in the generated kernel: close the body and declare a
+     * kernel of its own, open a comment or literal that swallows the rest, or preprocess. */
+    static const char *const escapes[] = {
+        "x; } GP_KERNEL void evil(GP_GLOBAL float *p) { p[0] = 1; ",
+        "x) + (y",
+        "x /* unclosed",
+        "r = x; } }",
+        "(x",
+        "x]",
+        "\"abc",
+        "x\n#define r 0\n",
+        "x \\\n+ 1",
+        "r = x; { ",
+    };
+    for (size_t i = 0; i < sizeof escapes / sizeof escapes[0]; i++) {
+        GP_EXPECT(gp_map_kernel_create(tst_dev, GP_F32, 2, t2, escapes[i], &k), GP_ERROR_INVALID_ARGUMENT);
+        assert_null(k);
+    }
 
     enum { N = 16 };
     gp_buffer *b = tst_buffer(GP_MEMORY_DEVICE, N * 4), *c = tst_buffer(GP_MEMORY_DEVICE, N * 4);

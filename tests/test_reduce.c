@@ -285,6 +285,14 @@ static void test_bad_input(void **state)
     assert_non_null(strstr(gp_last_error(), "nosuchname"));
     assert_null(k);
     GP_EXPECT(gp_reduce_kernel_create(tst_dev, GP_F32, GP_F32, NULL, "a + b", "0", &k), GP_ERROR_INVALID_ARGUMENT);
+    /* Each expression must stay inside its parentheses. */
+    GP_EXPECT(gp_reduce_kernel_create(tst_dev, GP_F32, GP_F32, "x); } GP_KERNEL void evil(void) { (0", "a + b", "0", &k),
+              GP_ERROR_INVALID_ARGUMENT);
+    GP_EXPECT(gp_reduce_kernel_create(tst_dev, GP_F32, GP_F32, "x", "a + b; return a", "0", &k), GP_ERROR_INVALID_ARGUMENT);
+    GP_EXPECT(gp_reduce_kernel_create(tst_dev, GP_F32, GP_F32, "x", "a + b", "0 // c", &k), GP_SUCCESS);
+    GP_OK(gp_reduce_kernel_destroy(k));
+    GP_EXPECT(gp_reduce_kernel_create(tst_dev, GP_F32, GP_F32, "x", "a + b", "0 /* c", &k), GP_ERROR_INVALID_ARGUMENT);
+    GP_EXPECT(gp_reduce_kernel_create(tst_dev, GP_F32, GP_F32, "x", "a + b", " ", &k), GP_ERROR_INVALID_ARGUMENT);
     GP_EXPECT(gp_reduce_kernel_create(tst_dev, GP_F32, (gp_type)9, "x", "a + b", "0", &k), GP_ERROR_INVALID_ARGUMENT);
     GP_EXPECT(gp_reduce_kernel_create(NULL, GP_F32, GP_F32, "x", "a + b", "0", &k), GP_ERROR_INVALID_HANDLE);
     GP_OK(gp_reduce_kernel_create(tst_dev, GP_F32, GP_U64, "x > 0", "a + b", "0", &k));

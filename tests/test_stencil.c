@@ -393,6 +393,17 @@ static void stencil_bad_input(void **state)
         break;
     }
 #undef BAD
+
+    /* GPUPORT_STENCIL_TILE out of range, including numbers that would wrap to a valid 1. */
+    static const char *const tiles[] = {"4294967297,1,1", "1,4294967297,1", "0,1,1", "32,8", "32,8,8,", "32,8,65",
+                                        "32,8,8x", " 32,8,8", "32,-8,8", "18446744073709551617,1,1"};
+    GP_OK(gp_buffer_read(NULL, bo, 0, before, sizeof before));
+    for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; i++) {
+        setenv("GPUPORT_STENCIL_TILE", tiles[i], 1);
+        GP_EXPECT(gp_stencil_apply(NULL, &good, out, in, none), GP_ERROR_INVALID_ARGUMENT);
+    }
+    unsetenv("GPUPORT_STENCIL_TILE");
+    tst_check_buffer(bo, before, sizeof before);
     GP_OK(gp_buffer_destroy(bi));
     GP_OK(gp_buffer_destroy(bo));
 }

@@ -1,4 +1,5 @@
-/* Proves streams order work, events order streams, and events report completion and time. */
+/* Proves streams order work, events order streams, events report completion and time, and a
+ * NULL stream is the default stream in every call that takes one. */
 #include "common.h"
 
 #include <math.h>
@@ -209,7 +210,41 @@ static void destroy_and_device_sync_wait(void **state)
     GP_OK(gp_stream_destroy(s2));
 }
 
+/* NULL is a default stream everywhere: work queued with NULL is waited for by
+ * gp_stream_synchronize(NULL), ordered by gp_stream_wait_event(NULL, ...), and trimmed by
+ * gp_stream_trim(NULL). */
+static void null_is_the_default_stream(void **state)
+{
+    fixture *f = *state;
+    gp_stream *s = NULL, *def = NULL;
+    gp_event *ev = NULL;
+    GP_OK(gp_stream_get_default(tst_dev, &def));
+    GP_OK(gp_stream_create(tst_dev, &s));
+    GP_OK(gp_event_create(tst_dev, &ev));
+    /* s produces into a; the default stream waits for it, copies a to b and reads b back. */
+    launch_produce(s, f->k, f->a, 77);
+    GP_OK(gp_event_record(ev, s));
+    GP_OK(gp_stream_wait_event(NULL, ev));
+    GP_OK(gp_buffer_copy_async(NULL, f->b, 0, f->a, 0, N * 4));
+    GP_OK(gp_buffer_read_async(NULL, f->b, 0, f->host, N * 4));
+    GP_OK(gp_stream_synchronize(NULL));
+    check_produced(f->host, 77);
+    /* The primitives' scratch of the default stream, then freed through NULL. */
+    uint32_t total = 0, want = 0;
+    for (uint32_t i = 0; i < N; i++)
+        want += f->host[i];
+    GP_OK(gp_reduce_to_host(NULL, GP_REDUCE_SUM, GP_U32, N, GP_VIEW(f->b), &total));
+    assert_int_equal(total, want);
+    GP_OK(gp_stream_trim(NULL));
+    GP_OK(gp_reduce_to_host(def, GP_REDUCE_SUM, GP_U32, N, GP_VIEW(f->b), &total));
+    assert_int_equal(total, want);
+    GP_OK(gp_stream_destroy(NULL));
+    GP_OK(gp_event_destroy(ev));
+    GP_OK(gp_stream_destroy(s));
+}
+
 const struct CMUnitTest tst_stream_tests[] = {
+    cmocka_unit_test_setup_teardown(null_is_the_default_stream, setup, teardown),
     cmocka_unit_test_setup_teardown(wait_event_across_streams, setup, teardown),
     cmocka_unit_test_setup_teardown(record_sync_query, setup, teardown),
     cmocka_unit_test_setup_teardown(elapsed_time, setup, teardown),

@@ -1,8 +1,10 @@
 /* Proves four threads get correct results from one shared kernel, each on its own stream, and
- * from the primitives on one shared stream while its scratch memory is trimmed and regrown. */
+ * from the primitives on one shared stream while its scratch memory is trimmed and regrown; and
+ * that device-wide synchronization survives other threads creating and destroying streams. */
 #include "common.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,8 +170,62 @@ static void primitives_on_one_stream(void **state)
             fail_msg("thread %u: %d errors, first: %s", i, w[i].errors, w[i].first);
 }
 
+/* One thread synchronizes the device over and over while others create a stream, queue work
+ * on it and destroy it: the device's walk of its streams must never see a freed one. */
+typedef struct churner {
+    atomic_int *stop;
+    int errors;
+    char first[256];
+} churner;
+
+static void *churn(void *arg)
+{
+    churner *c = arg;
+    gp_buffer *b = NULL;
+    uint32_t pattern = 0x5a5a5a5au;
+    gp_status st = gp_buffer_create(tst_dev, GP_MEMORY_DEVICE, 4096, &b);
+    for (unsigned i = 0; st == GP_SUCCESS && !atomic_load(c->stop); i++) {
+        gp_stream *s = NULL;
+        if ((st = gp_stream_create(tst_dev, &s)) == GP_SUCCESS)
+            st = gp_buffer_fill_async(s, b, 0, 4096, &pattern, sizeof pattern);
+        gp_status d = gp_stream_destroy(s);
+        if (st == GP_SUCCESS) st = d;
+    }
+    if (st != GP_SUCCESS && c->errors++ == 0)
+        snprintf(c->first, sizeof c->first, "%s %s", gp_status_name(st), gp_last_error());
+    gp_buffer_destroy(b);
+    return NULL;
+}
+
+static void device_sync_while_streams_churn(void **state)
+{
+    (void)state;
+    enum { CHURNERS = 3, SYNCS = 3000 };
+    atomic_int stop;
+    atomic_init(&stop, 0);
+    churner c[CHURNERS];
+    pthread_t t[CHURNERS];
+    memset(c, 0, sizeof c);
+    for (unsigned i = 0; i < CHURNERS; i++) {
+        c[i].stop = &stop;
+        assert_int_equal(pthread_create(&t[i], NULL, churn, &c[i]), 0);
+    }
+    gp_status st = GP_SUCCESS;
+    for (unsigned i = 0; i < SYNCS && st == GP_SUCCESS; i++)
+        st = gp_device_synchronize(tst_dev);
+    atomic_store(&stop, 1);
+    for (unsigned i = 0; i < CHURNERS; i++)
+        pthread_join(t[i], NULL);
+    if (st != GP_SUCCESS)
+        fail_msg("gp_device_synchronize: %s %s", gp_status_name(st), gp_last_error());
+    for (unsigned i = 0; i < CHURNERS; i++)
+        if (c[i].errors)
+            fail_msg("churner %u: %s", i, c[i].first);
+}
+
 const struct CMUnitTest tst_thread_tests[] = {
     cmocka_unit_test(four_threads),
     cmocka_unit_test(primitives_on_one_stream),
+    cmocka_unit_test(device_sync_while_streams_churn),
 };
 const size_t tst_thread_tests_count = sizeof tst_thread_tests / sizeof tst_thread_tests[0];

@@ -97,8 +97,8 @@ static char *read_file(const char *arg, size_t *len)
     return buf;
 }
 
-/* The -D options as #define lines, the prelude, then the file with its own line numbers, as
- * libgpuport-hip builds it (hiprtc would apply -D options to its runtime headers too). */
+/* The prelude, the -D options as #define lines, then the file with its own line numbers, as
+ * libgpuport composes a source (after the prelude, macros cannot reach hiprtc's headers). */
 static char *with_prelude(const char *path, const char *text, size_t text_len, const char **defs, int ndefs)
 {
     size_t len = strlen(gp__hip_prelude) + strlen(path) + text_len + 32;
@@ -107,14 +107,14 @@ static char *with_prelude(const char *path, const char *text, size_t text_len, c
     char *src = malloc(len);
     if (!src)
         return NULL;
-    size_t used = 0;
+    size_t used = (size_t)snprintf(src, len, "%s\n", gp__hip_prelude);
     for (int i = 0; i < ndefs; i++) {
         const char *name = defs[i] + 2, *eq = strchr(name, '=');
         int n = eq ? snprintf(src + used, len - used, "#define %.*s %s\n", (int)(eq - name), name, eq + 1)
                    : snprintf(src + used, len - used, "#define %s 1\n", name);
         used += n > 0 ? (size_t)n : 0;
     }
-    snprintf(src + used, len - used, "%s\n#line 1 \"%s\"\n%s", gp__hip_prelude, path, text);
+    snprintf(src + used, len - used, "#line 1 \"%s\"\n%s", path, text);
     return src;
 }
 

@@ -76,6 +76,7 @@ static void print_text(size_t nb, size_t nd, int one_line)
         } else if (b.available) {
             printf("  %-7s available, %zu device%s; %s\n          plugin %s\n", b.name, b.device_count,
                    b.device_count == 1 ? "" : "s", b.version, b.plugin_path);
+            if (b.reason[0]) printf("          %s\n", b.reason);
         } else {
             printf("  %-7s unavailable: %s\n", b.name, b.reason);
         }

@@ -13,7 +13,7 @@
 #include "gpuport.h"
 
 /* Bump on any change to the structs below; core refuses a plugin of another version. */
-#define GP__PLUGIN_ABI 2
+#define GP__PLUGIN_ABI 3
 
 /* What core offers plugins: messages and debug output go through here. */
 typedef struct gp__host {
@@ -29,6 +29,7 @@ typedef struct gp__host {
 typedef struct gp__kernel_props {
     size_t nargs;            /* parameter count, or (size_t)-1 when the backend cannot tell */
     size_t max_group_size;   /* the most work-items per group for this kernel on this device */
+    size_t local_bytes;      /* local memory the kernel declares itself (GP_LOCAL arrays) */
 } gp__kernel_props;
 
 typedef struct gp__backend {
@@ -70,11 +71,11 @@ typedef struct gp__backend {
     gp_status (*event_query)(void *dev, void *event); /* GP_SUCCESS or GP_NOT_READY */
     gp_status (*event_elapsed_ms)(void *dev, void *start, void *end, double *ms);
 
-    /* Compiles prelude+source into a binary the plugin can load later (possibly in another
-     * process). options are -DNAME[=VALUE] strings. On a compile error: GP_ERROR_BUILD_FAILED
-     * with the whole log as the detail. *binary is malloc'ed; core frees it. */
-    gp_status (*program_build)(void *dev, const char *source, const char *const *options, size_t noptions,
-                               void **binary, size_t *binary_bytes);
+    /* Compiles source (the prelude, the caller's -D options as #define lines, then the caller's
+     * source: see gp__compose_source) into a binary the plugin can load later, possibly in
+     * another process. On a compile error: GP_ERROR_BUILD_FAILED with the whole log as the
+     * detail. *binary is malloc'ed; core frees it. */
+    gp_status (*program_build)(void *dev, const char *source, void **binary, size_t *binary_bytes);
     /* Loads a binary from program_build. A binary it cannot use is an error, never a crash. */
     gp_status (*program_load)(void *dev, const void *binary, size_t binary_bytes, void **program);
     void (*program_destroy)(void *dev, void *program);

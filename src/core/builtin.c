@@ -100,7 +100,7 @@ gp_status gp__scratch(gp_stream *stream, size_t bytes, gp_buffer **buffer)
 
 gp_status gp_stream_trim(gp_stream *stream)
 {
-    GP__CHECK_HANDLE(stream, "stream");
+    if (!stream) return gp__each_default_stream(gp_stream_trim);
     pthread_mutex_lock(&stream->lock);
     gp_status st = stream->be->stream_synchronize(stream->dev->impl, stream->impl);
     if (st == GP_SUCCESS) {

@@ -1,7 +1,8 @@
 /* The kernel cache: compiled programs on disk, keyed by everything that changes the binary.
  * An entry is written to a temporary file and renamed, so readers never see half of one; each
- * carries its own checksum, so a damaged entry reads as a miss and is rebuilt. Where the folder
- * cannot be written, entries are kept in memory for the life of the process. */
+ * carries its own key and checksum, so a damaged entry, or one copied over another's name,
+ * reads as a miss and is rebuilt; only regular files are opened. Where the folder cannot be
+ * written, entries are kept in memory for the life of the process. */
 #define _GNU_SOURCE /* mkstemp, strdup */
 #include "internal.h"
 
@@ -13,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char magic[8] = {'G', 'P', 'C', 'A', 'C', 'H', 'E', '1'};
-enum { HEADER = 8 + 8 + 32 }; /* magic, payload size, payload SHA-256 */
+static const char magic[8] = {'G', 'P', 'C', 'A', 'C', 'H', 'E', '2'};
+enum { KEY_AT = 8, SIZE_AT = 40, SUM_AT = 48, HEADER = 80 }; /* magic, key, payload size, payload SHA-256 */
 
 typedef struct mem_entry {
     unsigned char key[32];
@@ -62,42 +63,51 @@ static int make_parents(const char *path)
     return 1;
 }
 
-static void *read_entry(const char *path, size_t *bytes)
+size_t gp__cache_entry_payload(const unsigned char *file, size_t n, const unsigned char key[32])
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    unsigned char head[HEADER], sum[32];
-    void *data = NULL;
-    uint64_t size = 0;
+    uint64_t size;
+    unsigned char sum[32];
+    if (n <= HEADER || memcmp(file, magic, 8) != 0 || memcmp(file + KEY_AT, key, 32) != 0) return 0;
+    memcpy(&size, file + SIZE_AT, 8);
+    if (size != n - HEADER) return 0;
+    gp__sha256 h;
+    gp__sha256_init(&h);
+    gp__sha256_update(&h, file + HEADER, n - HEADER);
+    gp__sha256_final(&h, sum);
+    return memcmp(sum, file + SUM_AT, 32) == 0 ? n - HEADER : 0;
+}
+
+static void *read_entry(const char *path, const unsigned char key[32], size_t *bytes)
+{
+    /* Non-blocking and without following a link, so that a FIFO or device in an entry's place
+     * cannot hang or redirect the read; anything but a regular file is a miss. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return NULL;
     struct stat st;
-    /* The header's size must be the file's, so a damaged header cannot ask for any amount. */
-    int ok = fstat(fileno(f), &st) == 0 && fread(head, 1, HEADER, f) == HEADER && memcmp(head, magic, 8) == 0;
-    if (ok) {
-        memcpy(&size, head + 8, 8);
-        ok = size > 0 && st.st_size > HEADER && (uint64_t)(st.st_size - HEADER) == size && (data = malloc((size_t)size));
+    unsigned char *data = NULL;
+    size_t n = 0, payload = 0;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > HEADER && (uint64_t)st.st_size <= SIZE_MAX &&
+        (data = malloc((size_t)st.st_size)) != NULL) {
+        ssize_t r;
+        while (n < (size_t)st.st_size && (r = read(fd, data + n, (size_t)st.st_size - n)) > 0) n += (size_t)r;
+        payload = n == (size_t)st.st_size ? gp__cache_entry_payload(data, n, key) : 0;
     }
-    if (ok) ok = fread(data, 1, (size_t)size, f) == size;
-    if (ok) {
-        gp__sha256 h;
-        gp__sha256_init(&h);
-        gp__sha256_update(&h, data, (size_t)size);
-        gp__sha256_final(&h, sum);
-        ok = memcmp(sum, head + 16, 32) == 0;
-    }
-    fclose(f);
-    if (!ok) {
+    close(fd);
+    if (!payload) {
         free(data);
-        gp__debug("compile", "cache entry %s is damaged; it will be rebuilt", path);
+        gp__debug("compile", "cache entry %s is damaged, not a regular file or written for another key; it will be "
+                  "rebuilt", path);
         return NULL;
     }
-    *bytes = (size_t)size;
+    memmove(data, data + HEADER, payload);
+    *bytes = payload;
     return data;
 }
 
 int gp__cache_load(const unsigned char key[32], void **binary, size_t *bytes, int *on_disk)
 {
     char path[4200];
-    if (entry_path(key, path, sizeof path) && (*binary = read_entry(path, bytes)) != NULL) {
+    if (entry_path(key, path, sizeof path) && (*binary = read_entry(path, key, bytes)) != NULL) {
         *on_disk = 1;
         return 1;
     }
@@ -114,7 +124,7 @@ int gp__cache_load(const unsigned char key[32], void **binary, size_t *bytes, in
     return found;
 }
 
-static int write_entry(const char *path, const void *binary, size_t bytes)
+static int write_entry(const char *path, const unsigned char key[32], const void *binary, size_t bytes)
 {
     char tmp[4300];
     snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
@@ -125,10 +135,11 @@ static int write_entry(const char *path, const void *binary, size_t bytes)
     uint64_t size = bytes;
     gp__sha256 h;
     memcpy(head, magic, 8);
-    memcpy(head + 8, &size, 8);
+    memcpy(head + KEY_AT, key, 32);
+    memcpy(head + SIZE_AT, &size, 8);
     gp__sha256_init(&h);
     gp__sha256_update(&h, binary, bytes);
-    gp__sha256_final(&h, head + 16);
+    gp__sha256_final(&h, head + SUM_AT);
     FILE *f = fdopen(fd, "wb");
     int ok = f && fwrite(head, 1, HEADER, f) == HEADER && fwrite(binary, 1, bytes, f) == bytes;
     if (f) ok = fclose(f) == 0 && ok;
@@ -163,7 +174,7 @@ static void keep_in_memory(const unsigned char key[32], const void *binary, size
 int gp__cache_store(const unsigned char key[32], const void *binary, size_t bytes)
 {
     char path[4200];
-    if (entry_path(key, path, sizeof path) && write_entry(path, binary, bytes)) return 1;
+    if (entry_path(key, path, sizeof path) && write_entry(path, key, binary, bytes)) return 1;
     gp__debug("compile", "cache folder not writable (%s); keeping the binary in memory", path);
     keep_in_memory(key, binary, bytes);
     return 0;

@@ -113,15 +113,7 @@ static void debug_read(void) { debug_spec = getenv("GPUPORT_DEBUG"); }
 int gp__debug_on(const char *topic)
 {
     pthread_once(&debug_once, debug_read);
-    if (!debug_spec || !*debug_spec) return 0;
-    if (strcmp(debug_spec, "all") == 0 || strcmp(debug_spec, "1") == 0) return 1;
-    size_t n = strlen(topic);
-    for (const char *p = debug_spec; (p = strstr(p, topic)) != NULL; p += n) {
-        int starts = p == debug_spec || p[-1] == ',';
-        int ends = p[n] == '\0' || p[n] == ',';
-        if (starts && ends) return 1;
-    }
-    return 0;
+    return gp__topic_listed(debug_spec, topic);
 }
 
 void gp__debug(const char *topic, const char *fmt, ...)

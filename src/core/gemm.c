@@ -148,24 +148,19 @@ static int env_params(gp_type type, gp_gemm_params *p, const char *fn)
 {
     const char *env = getenv("GPUPORT_GEMM_PARAMS");
     if (!env || !*env) return 0;
-    int found = 0;
-    for (const char *s = env; *s;) {
-        gp_gemm_params q;
-        char t[4];
-        int used = 0;
-        if (sscanf(s, "%3[f0-9]:%u,%u,%u,%u,%u%n", t, &q.tile_m, &q.tile_n, &q.tile_k, &q.work_m, &q.work_n,
-                   &used) != 6 || used == 0 || (strcmp(t, "f32") && strcmp(t, "f64")) || strchr("-+ ", s[4]) ||
-            (s[used] && s[used] != ';')) {
-            gp__fail(GP_ERROR_INVALID_ARGUMENT,
-                     "%s: GPUPORT_GEMM_PARAMS is '%s'; the form is 'f32:tile_m,tile_n,tile_k,work_m,work_n', "
-                     "or that and ';f64:...'",
-                     fn, env);
-            return -1;
-        }
-        if (strcmp(t, type_name(type)) == 0) *p = q, found = 1;
-        s += used + (s[used] == ';');
+    gp_gemm_params both[2];
+    int set[2];
+    char why[128];
+    if (!gp__parse_gemm_params(env, both, set, why, sizeof why)) {
+        gp__fail(GP_ERROR_INVALID_ARGUMENT,
+                 "%s: GPUPORT_GEMM_PARAMS is '%s': %s; the form is 'f32:tile_m,tile_n,tile_k,work_m,work_n', or that "
+                 "and ';f64:...'",
+                 fn, env, why);
+        return -1;
     }
-    return found;
+    if (!set[type == GP_F64]) return 0;
+    *p = both[type == GP_F64];
+    return 1;
 }
 
 /* The saved tune result for the device and type in the cache folder. */
@@ -191,11 +186,16 @@ static int read_saved(const gp_device *dev, gp_type type, const char *folder, gp
     FILE *f = fopen(path, "r");
     if (!f) return 0;
     char why[256];
+    unsigned v[5];
+    const char *numbers = line;
     int ok = fgets(line, sizeof line, f) && strncmp(line, saved_magic, sizeof saved_magic - 1) == 0 &&
              fgets(line, sizeof line, f) && strncmp(line, dev->cache_id, strlen(dev->cache_id)) == 0 &&
-             line[strlen(dev->cache_id)] == '\n' &&
-             fscanf(f, "%u %u %u %u %u", &p->tile_m, &p->tile_n, &p->tile_k, &p->work_m, &p->work_n) == 5 &&
-             !invalid(dev, type, p, why, sizeof why);
+             line[strlen(dev->cache_id)] == '\n' && fgets(line, sizeof line, f) &&
+             gp__parse_list(&numbers, ' ', v, 5, GP__PARSE_MAX) && (*numbers == '\n' || !*numbers);
+    if (ok) {
+        *p = (gp_gemm_params){v[0], v[1], v[2], v[3], v[4]};
+        ok = !invalid(dev, type, p, why, sizeof why);
+    }
     fclose(f);
     if (!ok) gp__debug("gemm", "%s is damaged or for another device; ignored", path);
     return ok;

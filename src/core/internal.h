@@ -18,6 +18,9 @@ struct gp_device {
     pthread_mutex_t lock; /* guards the list of streams and the built-in kernels below */
     gp_stream *streams;
     gp__builtin *builtins; /* built-in kernels compiled so far, kept for the process */
+    /* Bytes of the device's memory held by buffers: some drivers (pocl) allocate on first use
+     * and abort when that fails, so core refuses what would not fit (memory.c). */
+    _Atomic uint64_t mem_used;
 };
 
 struct gp_buffer {
@@ -26,6 +29,7 @@ struct gp_buffer {
     void *impl;
     size_t size;
     gp_memory memory;
+    uint64_t counted; /* bytes of dev->mem_used this buffer holds */
     pthread_mutex_t map_lock; /* map and unmap may come from any thread */
     void *_Atomic mapped;     /* the host address while mapped */
 };
@@ -35,6 +39,9 @@ struct gp_stream {
     gp_device *dev;
     void *impl;
     gp_stream *next; /* in dev->streams */
+    /* The caller's handle, plus one for each gp_device_synchronize waiting on the stream: the
+     * last release frees it, so a stream destroyed meanwhile stays valid for that wait. */
+    atomic_int refs;
     /* The primitives' scratch memory; the lock keeps one primitive's launches together, so
      * that two threads sharing the stream never interleave on the same scratch. */
     pthread_mutex_t lock;
@@ -79,6 +86,34 @@ gp_status gp__init(void);
 
 /* stream.c: the stream a call runs on (NULL = the device's default), checked against dev. */
 gp_status gp__stream_for(gp_stream *stream, gp_device *dev, const char *what, gp_stream **out);
+/* registry.c: fn on the default stream of every device, up to the first failure (what a NULL
+ * stream means where a call has no device to take one from). */
+gp_status gp__each_default_stream(gp_status (*fn)(gp_stream *stream));
+/* Drops a reference taken with atomic_fetch_add(&s->refs, 1); the last one frees the stream. */
+void gp__stream_unref(gp_stream *stream);
+
+/* program.c: splits a copy of build options into -D words (checked; at most 64), and joins the
+ * prelude, those words as #define lines and the source into what program_build compiles. */
+gp_status gp__parse_options(char *opts, const char **out, size_t *n);
+char *gp__compose_source(const char *prelude, const char *const *opts, size_t nopts, const char *source);
+
+/* parse.c: readers of user text; each returns 0 on text it refuses and changes no output then.
+ * gp__parse_number: decimal digits at *s, at most max (larger is refused, never wrapped), *s
+ * moved past them. gp__parse_list: n such numbers separated by sep. gp__parse_gemm_params:
+ * GPUPORT_GEMM_PARAMS's "f32:a,b,c,d,e;f64:..." into p[0] and p[1] (set[] says which were
+ * given), why filled when refused. gp__parse_device_spec: "gpu", "cpu", "backend" or
+ * "backend:N", as GP__SPEC_*. gp__topic_listed: whether GPUPORT_DEBUG's list names topic. */
+#define GP__PARSE_MAX 1048576u
+int gp__parse_number(const char **s, unsigned long long max, unsigned long long *out);
+int gp__parse_list(const char **s, char sep, unsigned *out, size_t n, unsigned max);
+int gp__parse_gemm_params(const char *text, gp_gemm_params p[2], int set[2], char *why, size_t len);
+enum { GP__SPEC_GPU = 1, GP__SPEC_CPU = 2, GP__SPEC_BACKEND = 3 };
+int gp__parse_device_spec(const char *spec, char backend[16], size_t *index);
+int gp__topic_listed(const char *list, const char *topic);
+/* User code pasted into a generated kernel (map and reduce expressions): 1 when it cannot
+ * leave its place there, brackets balanced and comments and literals closed, with no
+ * preprocessor line or line splice; statements allows ';' and braces (a map snippet). */
+int gp__check_user_code(const char *text, int statements, char *why, size_t len);
 
 /* builtin.c: the built-in kernels and what the primitives share. */
 /* The kernel `name` of a built-in source (kernels/<file>.gp text, embedded in libgpuport) built
@@ -103,6 +138,8 @@ extern const char gp__src_map[], gp__src_reduce[], gp__src_scan[], gp__src_stenc
 /* cache.c: the kernel cache. key is 32 bytes. */
 int gp__cache_load(const unsigned char key[32], void **binary, size_t *bytes, int *on_disk);
 int gp__cache_store(const unsigned char key[32], const void *binary, size_t bytes);
+/* The payload's size when file (n bytes) is a whole entry written for key, else 0. */
+size_t gp__cache_entry_payload(const unsigned char *file, size_t n, const unsigned char key[32]);
 /* The cache folder's path (1), or 0 when there is none. */
 int gp__cache_folder(char *out, size_t len);
 /* A small text file in the cache folder (gp_gemm_tune's choices), written to a temporary file

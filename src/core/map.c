@@ -240,6 +240,11 @@ gp_status gp_map_kernel_create(gp_device *device, gp_type out_type, size_t nin, 
     GP__CHECK_OUT(in_types, "in_types");
     if (expression[strspn(expression, " \t\r\n")] == '\0')
         return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: the expression is empty", fn);
+    char why[160];
+    int snippet = strchr(expression, ';') != NULL;
+    if (!gp__check_user_code(expression, snippet, why, sizeof why))
+        return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: the %s cannot be used: %s", fn,
+                        snippet ? "snippet" : "expression", why);
     /* gp__type_option refuses a value that is no gp_type, and f64 on a device without it. */
     for (size_t v = 0; v <= nin; v++) {
         gp_type t = v == 0 ? out_type : in_types[v - 1];

@@ -18,6 +18,18 @@ static gp_status check_unmapped(gp_buffer *b, const char *fn)
     return GP_SUCCESS;
 }
 
+/* Takes bytes of the device's memory for a buffer; 0 when they would pass what the device
+ * reports. Host memory (pinned, mapped) counts only where the device is the host. */
+static uint64_t reserve(gp_device *dev, gp_memory memory, size_t bytes)
+{
+    if (memory != GP_MEMORY_DEVICE && !dev->info.unified_memory) return 0;
+    uint64_t total = dev->info.global_mem_bytes, used = atomic_load(&dev->mem_used);
+    do {
+        if (total && (bytes > total || used > total - bytes)) return UINT64_MAX;
+    } while (!atomic_compare_exchange_weak(&dev->mem_used, &used, used + bytes));
+    return bytes;
+}
+
 gp_status gp_buffer_create(gp_device *device, gp_memory memory, size_t bytes, gp_buffer **buffer)
 {
     GP__CHECK_HANDLE(device, "device");
@@ -25,13 +37,22 @@ gp_status gp_buffer_create(gp_device *device, gp_memory memory, size_t bytes, gp
     if (memory != GP_MEMORY_DEVICE && memory != GP_MEMORY_PINNED && memory != GP_MEMORY_MAPPED)
         return gp__fail(GP_ERROR_INVALID_ARGUMENT, "gp_buffer_create: memory kind %d is not a gp_memory value",
                         (int)memory);
+    uint64_t counted = reserve(device, memory, bytes);
+    if (counted == UINT64_MAX)
+        return gp__fail(GP_ERROR_OUT_OF_DEVICE_MEMORY,
+                        "gp_buffer_create: %zu bytes do not fit: buffers already hold %llu of the %llu bytes of %s:%zu (%s)",
+                        bytes, (unsigned long long)atomic_load(&device->mem_used),
+                        (unsigned long long)device->info.global_mem_bytes, device->info.backend,
+                        device->info.backend_index, device->info.name);
     gp_buffer *b = calloc(1, sizeof *b);
-    if (!b) return gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "gp_buffer_create: no host memory for the handle");
-    gp_status st = device->be->buffer_create(device->impl, memory, bytes, &b->impl);
+    gp_status st = b ? device->be->buffer_create(device->impl, memory, bytes, &b->impl)
+                     : gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "gp_buffer_create: no host memory for the handle");
     if (st != GP_SUCCESS) {
+        atomic_fetch_sub(&device->mem_used, counted);
         free(b);
         return st;
     }
+    b->counted = counted;
     b->be = device->be;
     b->dev = device;
     b->size = bytes;
@@ -46,6 +67,7 @@ gp_status gp_buffer_destroy(gp_buffer *buffer)
     if (!buffer) return GP_SUCCESS;
     if (atomic_load(&buffer->mapped)) gp_buffer_unmap(NULL, buffer);
     buffer->be->buffer_destroy(buffer->dev->impl, buffer->impl);
+    atomic_fetch_sub(&buffer->dev->mem_used, buffer->counted);
     pthread_mutex_destroy(&buffer->map_lock);
     free(buffer);
     return GP_SUCCESS;

@@ -10,8 +10,9 @@
 #define MAX_OPTIONS 64
 
 /* Only -DNAME and -DNAME=VALUE are accepted, so that one options string means the same on
- * every backend. Splits a copy of opts in place. */
-static gp_status parse_options(char *opts, const char **out, size_t *n)
+ * every backend: NAME an identifier, VALUE anything on one line that neither continues it (a
+ * backslash) nor starts a comment. Splits a copy of opts in place. */
+gp_status gp__parse_options(char *opts, const char **out, size_t *n)
 {
     *n = 0;
     for (char *p = opts; p && *p;) {
@@ -20,10 +21,16 @@ static gp_status parse_options(char *opts, const char **out, size_t *n)
         char *tok = p;
         while (*p && !isspace((unsigned char)*p)) p++;
         if (*p) *p++ = '\0';
-        if (strncmp(tok, "-D", 2) != 0 || !(isalpha((unsigned char)tok[2]) || tok[2] == '_'))
+        const char *name = tok + 2, *q = name;
+        int ok = strncmp(tok, "-D", 2) == 0 && (isalpha((unsigned char)*q) || *q == '_');
+        while (ok && (isalnum((unsigned char)*q) || *q == '_')) q++;
+        ok = ok && (*q == '\0' || *q == '=');
+        if (ok && *q == '=') ok = !strchr(q, '\\') && !strstr(q, "/*") && !strstr(q, "//");
+        if (!ok)
             return gp__fail(GP_ERROR_INVALID_ARGUMENT,
                             "gp_program_create: unsupported build option '%s'; gpuport accepts -DNAME and "
-                            "-DNAME=VALUE, which mean the same on every backend",
+                            "-DNAME=VALUE (NAME an identifier; VALUE without backslashes or comments), which mean "
+                            "the same on every backend",
                             tok);
         if (*n == MAX_OPTIONS)
             return gp__fail(GP_ERROR_INVALID_ARGUMENT, "gp_program_create: more than %d options", MAX_OPTIONS);
@@ -32,15 +39,32 @@ static gp_status parse_options(char *opts, const char **out, size_t *n)
     return GP_SUCCESS;
 }
 
-static void cache_key(const gp_device *dev, const char *prelude, const char *source, const char *const *opts,
-                      size_t nopts, unsigned char key[32])
+/* What the compiler gets: the prelude, the options as #define lines, then the caller's source
+ * with its own line numbers. The options come after the prelude and any header the vendor's
+ * compiler includes first, so a -DT=float reaches the user's code only. NULL when out of memory. */
+char *gp__compose_source(const char *prelude, const char *const *opts, size_t nopts, const char *source)
+{
+    size_t len = strlen(prelude) + strlen(source) + sizeof "\n#line 1\n";
+    for (size_t i = 0; i < nopts; i++) len += strlen(opts[i]) + sizeof "#define  1\n";
+    char *full = malloc(len);
+    if (!full) return NULL;
+    size_t used = (size_t)snprintf(full, len, "%s\n", prelude);
+    for (size_t i = 0; i < nopts; i++) {
+        const char *name = opts[i] + 2, *eq = strchr(name, '=');
+        used += (size_t)(eq ? snprintf(full + used, len - used, "#define %.*s %s\n", (int)(eq - name), name, eq + 1)
+                            : snprintf(full + used, len - used, "#define %s 1\n", name));
+    }
+    snprintf(full + used, len - used, "#line 1\n%s", source);
+    return full;
+}
+
+static void cache_key(const gp_device *dev, const char *full, unsigned char key[32])
 {
     gp__sha256 h;
     gp__sha256_init(&h);
     /* Each part is followed by its NUL so that no two different lists hash alike. */
-    const char *parts[] = {GP__BUILD_ID, dev->info.backend, dev->cache_id, prelude, source};
+    const char *parts[] = {GP__BUILD_ID, dev->info.backend, dev->cache_id, full};
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) gp__sha256_update(&h, parts[i], strlen(parts[i]) + 1);
-    for (size_t i = 0; i < nopts; i++) gp__sha256_update(&h, opts[i], strlen(opts[i]) + 1);
     gp__sha256_final(&h, key);
 }
 
@@ -62,29 +86,19 @@ gp_status gp_program_create(gp_device *device, const char *source, const char *o
     if (options && !opt_copy) return gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "gp_program_create: no host memory");
     const char *opts[MAX_OPTIONS];
     size_t nopts;
-    gp_status st = parse_options(opt_copy, opts, &nopts);
-    if (st != GP_SUCCESS) {
-        free(opt_copy);
-        return st;
-    }
-
-    /* #line keeps the compiler's line numbers those of the caller's source. */
-    static const char line_reset[] = "\n#line 1\n";
-    size_t plen = strlen(be->prelude), slen = strlen(source);
-    char *full = malloc(plen + sizeof line_reset + slen);
-    gp_program *p = calloc(1, sizeof *p);
-    if (!full || !p) {
+    gp_status st = gp__parse_options(opt_copy, opts, &nopts);
+    char *full = st == GP_SUCCESS ? gp__compose_source(be->prelude, opts, nopts, source) : NULL;
+    gp_program *p = full ? calloc(1, sizeof *p) : NULL;
+    char *own_source = p ? strdup(source) : NULL;
+    free(opt_copy);
+    if (!own_source) {
         free(full);
         free(p);
-        free(opt_copy);
-        return gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "gp_program_create: no host memory");
+        return st != GP_SUCCESS ? st : gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "gp_program_create: no host memory");
     }
-    memcpy(full, be->prelude, plen);
-    memcpy(full + plen, line_reset, sizeof line_reset - 1);
-    memcpy(full + plen + sizeof line_reset - 1, source, slen + 1);
 
     unsigned char key[32];
-    cache_key(device, be->prelude, source, opts, nopts, key);
+    cache_key(device, full, key);
     void *bin = NULL;
     size_t bin_bytes = 0;
     int on_disk = 0;
@@ -106,7 +120,7 @@ gp_status gp_program_create(gp_device *device, const char *source, const char *o
         free(saved);
     }
     if (!p->info.from_cache) {
-        st = be->program_build(device->impl, full, opts, nopts, &bin, &bin_bytes);
+        st = be->program_build(device->impl, full, &bin, &bin_bytes);
         if (st == GP_SUCCESS) st = be->program_load(device->impl, bin, bin_bytes, &p->impl);
         if (st == GP_SUCCESS) p->info.cache_on_disk = gp__cache_store(key, bin, bin_bytes);
     }
@@ -115,15 +129,15 @@ gp_status gp_program_create(gp_device *device, const char *source, const char *o
               device->info.backend_index, p->info.from_cache ? "loaded from cache" : "built", now_ms() - t0,
               bin_bytes, options ? options : "");
     free(full);
-    free(opt_copy);
     free(bin);
     if (st != GP_SUCCESS) {
+        free(own_source);
         free(p);
         return st;
     }
     p->be = be;
     p->dev = device;
-    p->source = strdup(source);
+    p->source = own_source;
     p->info.binary_bytes = bin_bytes;
     atomic_init(&p->refs, 1);
     *program = p;
@@ -235,6 +249,10 @@ static void default_local(const gp_kernel *k, unsigned dims, size_t local[3])
 
 static gp_status check_args(const gp_kernel *k, size_t nargs, const gp_arg *args)
 {
+    /* Local memory: the kernel's own arrays plus each GP_LOCAL_BYTES part, 16-byte aligned as
+     * the CUDA and HIP plugins place them; more than the device has would fail at run time
+     * (pocl aborts the process), so it is refused here. */
+    size_t local = k->props.local_bytes;
     if (k->props.nargs != (size_t)-1 && nargs != k->props.nargs)
         return gp__fail(GP_ERROR_INVALID_KERNEL_ARGS, "kernel '%s' takes %zu arguments, %zu given", k->name,
                         k->props.nargs, nargs);
@@ -260,6 +278,14 @@ static gp_status check_args(const gp_kernel *k, size_t nargs, const gp_arg *args
         case GP_ARG_LOCAL:
             if (!a->size)
                 return gp__fail(GP_ERROR_INVALID_KERNEL_ARGS, "kernel '%s' argument %zu: local memory of 0 bytes", k->name, i);
+            local = (local + 15) & ~(size_t)15;
+            if (a->size > k->dev->info.local_mem_bytes || local > k->dev->info.local_mem_bytes - a->size)
+                return gp__fail(GP_ERROR_INVALID_LAUNCH,
+                                "kernel '%s' argument %zu: %zu bytes of local memory; with the kernel's own %zu and "
+                                "the arguments before it, that is more than the %llu bytes %s:%zu has per work-group",
+                                k->name, i, a->size, k->props.local_bytes, (unsigned long long)k->dev->info.local_mem_bytes,
+                                k->dev->info.backend, k->dev->info.backend_index);
+            local += a->size;
             break;
         default:
             return gp__fail(GP_ERROR_INVALID_KERNEL_ARGS, "kernel '%s' argument %zu: kind %d is not a gp_arg_kind", k->name,

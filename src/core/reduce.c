@@ -156,16 +156,25 @@ gp_status gp_reduce_kernel_create(gp_device *device, gp_type in_type, gp_type ac
     if (!options || !gp__type_option(device, acc_type, fn))
         return gp_type_size(in_type) && gp_type_size(acc_type) ? GP_ERROR_UNSUPPORTED : GP_ERROR_INVALID_ARGUMENT;
 
-    /* The reduce source defines the stamping macro; the user's functions follow it, with line
-     * numbers restarting so that a compile error points into them. */
+    /* Each expression must stay inside its parentheses; it sits on lines of its own (so that a
+     * // comment ends there), numbered from 1 in a "file" named after it for compile errors. */
+    const char *const exprs[] = {map_expression, combine_expression, identity};
+    static const char *const expr_names[] = {"map_expression", "combine_expression", "identity"};
+    for (size_t e = 0; e < 3; e++) {
+        char why[160];
+        if (!gp__check_user_code(exprs[e], 0, why, sizeof why))
+            return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: the %s is not one expression: %s", fn, expr_names[e], why);
+        if (exprs[e][strspn(exprs[e], " \t\r\n")] == '\0')
+            return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: the %s is empty", fn, expr_names[e]);
+    }
+    /* The reduce source defines the stamping macro; the user's functions follow it. */
     static const char fmt[] =
         "#define GP_TYPE %d\n#define GP_REDUCE_USER 1\n%s\n"
         "typedef %s gp_acc;\n"
-        "#line 1\n"
-        "GP_FUNC gp_acc gp_user_map(T x, ulong i) { (void)i; return (gp_acc)(%s); }\n"
-        "GP_FUNC gp_acc gp_user_combine(gp_acc a, gp_acc b) { return (gp_acc)(%s); }\n"
-        "#define GP_USER_IDENTITY ((gp_acc)(%s))\n"
-        "GP_REDUCE_KERNELS(gp_user_reduce, gp_acc, GP_USER_IDENTITY, gp_user_map, gp_user_combine, gp_acc,"
+        "GP_FUNC gp_acc gp_user_map(T x, ulong i)\n{\n    (void)i;\n    return (gp_acc)(\n#line 1 \"map\"\n%s\n    );\n}\n"
+        "GP_FUNC gp_acc gp_user_combine(gp_acc a, gp_acc b)\n{\n    return (gp_acc)(\n#line 1 \"combine\"\n%s\n    );\n}\n"
+        "GP_FUNC gp_acc gp_user_identity(void)\n{\n    return (gp_acc)(\n#line 1 \"identity\"\n%s\n    );\n}\n"
+        "GP_REDUCE_KERNELS(gp_user_reduce, gp_acc, gp_user_identity(), gp_user_map, gp_user_combine, gp_acc,"
         " GP_FINISH_ACC)\n";
     int len = snprintf(NULL, 0, fmt, (int)in_type, gp__src_reduce, c_type(acc_type), map_expression,
                        combine_expression, identity);

@@ -3,7 +3,7 @@
 #include "internal.h"
 
 #include <dlfcn.h>
-#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,32 +18,40 @@ static size_t ndevices;
 static gp_status init_status;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
-/* The folder holding libgpuport itself, so that a build tree finds its plugins. */
+/* The folder holding libgpuport itself, absolute, so that a build tree finds its plugins; ""
+ * when the loader knows the library by a bare name (then there is no folder to search, and
+ * the current folder is never taken for one). */
 static void own_folder(char *out, size_t len)
 {
     Dl_info di;
+    char resolved[PATH_MAX];
     out[0] = '\0';
-    if (dladdr((void *)own_folder, &di) && di.dli_fname) {
-        snprintf(out, len, "%s", di.dli_fname);
-        char *slash = strrchr(out, '/');
-        if (slash) *slash = '\0';
-        else snprintf(out, len, ".");
-    }
+    if (!dladdr((void *)own_folder, &di) || !di.dli_fname || !strchr(di.dli_fname, '/')) return;
+    const char *name = di.dli_fname[0] == '/' ? di.dli_fname : realpath(di.dli_fname, resolved);
+    if (!name) return;
+    snprintf(out, len, "%s", name);
+    *strrchr(out, '/') = '\0';
 }
 
 #define MAX_FOLDERS 19
 
 /* Fills folders with the search order of DESIGN.md; returns how many. The last three places
- * are always searched; GPUPORT_PLUGIN_PATH may name up to 16 folders before them. */
-static size_t plugin_folders(char folders[][512], size_t max)
+ * are always searched; GPUPORT_PLUGIN_PATH may name up to 16 folders before them. Only
+ * absolute folders are searched: a relative one would depend on the current folder. */
+static size_t plugin_folders(char folders[][512], size_t max, char *skipped, size_t skipped_len)
 {
-    size_t n = 0;
+    size_t n = 0, used = 0;
     const char *env = getenv("GPUPORT_PLUGIN_PATH");
+    skipped[0] = '\0';
     while (env && *env && n < max - 3) {
         size_t len = strcspn(env, ":");
         if (len >= 512)
             gp__debug("load", "GPUPORT_PLUGIN_PATH: a folder name of %zu characters is passed over", len);
-        else if (len > 0) {
+        else if (len > 0 && env[0] != '/') {
+            if (used < skipped_len)
+                used += (size_t)snprintf(skipped + used, skipped_len - used, "%s'%.*s'", used ? ", " : "", (int)len, env);
+            gp__debug("load", "GPUPORT_PLUGIN_PATH: '%.*s' is not an absolute folder; passed over", (int)len, env);
+        } else if (len > 0) {
             memcpy(folders[n], env, len);
             folders[n++][len] = '\0';
         }
@@ -53,8 +61,10 @@ static size_t plugin_folders(char folders[][512], size_t max)
     /* Beside libgpuport: <libdir>/gpuport of an installation moved elsewhere, then a build tree. */
     char own[512];
     own_folder(own, sizeof own);
-    if (n < max) snprintf(folders[n++], 512, "%s/gpuport", own);
-    if (n < max) snprintf(folders[n++], 512, "%s", own);
+    if (own[0] && n + 2 <= max) {
+        snprintf(folders[n++], 512, "%s/gpuport", own);
+        snprintf(folders[n++], 512, "%s", own);
+    }
     return n;
 }
 
@@ -94,6 +104,7 @@ static void open_devices(const gp__backend *be, gp_backend_info *bi, size_t coun
         }
         s->be = be;
         s->dev = dev;
+        atomic_init(&s->refs, 1);
         pthread_mutex_init(&s->lock, NULL);
         dev->default_stream = s;
         if (!add_device(dev)) {
@@ -111,65 +122,84 @@ static void open_devices(const gp__backend *be, gp_backend_info *bi, size_t coun
     bi->device_count = opened;
 }
 
+/* The table of the plugin file at path when it is a gpuport plugin of this ABI; otherwise NULL,
+ * the file closed again and why written. */
+static const gp__backend *open_plugin(const char *path, const char *name, void **dl, char *why, size_t len)
+{
+    *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!*dl) {
+        const char *e = dlerror();
+        snprintf(why, len, "%s did not load: %s", path, e ? e : "no reason given");
+        return NULL;
+    }
+    gp__plugin_entry_fn entry;
+    *(void **)&entry = dlsym(*dl, GP__PLUGIN_ENTRY);
+    const gp__backend *be = entry ? entry() : NULL;
+    if (!be)
+        snprintf(why, len, "%s is not a gpuport plugin: it has no %s", path, GP__PLUGIN_ENTRY);
+    else if (be->abi != GP__PLUGIN_ABI)
+        snprintf(why, len, "%s was built for plugin ABI %u but this libgpuport %s needs ABI %u: rebuild the plugin with this gpuport",
+                 path, (unsigned)be->abi, gp_version_string(), (unsigned)GP__PLUGIN_ABI);
+    else if (!be->name || strcmp(be->name, name) != 0)
+        snprintf(why, len, "%s is the plugin of backend '%s', not of %s", path, be->name ? be->name : "?", name);
+    else
+        return be;
+    dlclose(*dl);
+    *dl = NULL;
+    return NULL;
+}
+
 static void load_backend(size_t which)
 {
     gp_backend_info *bi = &backends[which];
     const char *name = backend_names[which];
     snprintf(bi->name, sizeof bi->name, "%s", name);
 
-    char folders[MAX_FOLDERS][512], tried[2048] = "", failed[1024] = "", path[600];
-    size_t nf = plugin_folders(folders, MAX_FOLDERS);
+    char folders[MAX_FOLDERS][512], tried[2048] = "", passed[1024] = "", relative[512], path[600], why[600];
+    size_t nf = plugin_folders(folders, MAX_FOLDERS, relative, sizeof relative);
     void *dl = NULL;
-    /* A plugin that exists but does not load is passed over for the next folder's. */
-    for (size_t i = 0; i < nf && !dl; i++) {
+    const gp__backend *be = NULL;
+    /* A file that does not load, or loads but is no plugin of this ABI, is passed over for the
+     * next folder's, and why is kept. */
+    for (size_t i = 0; i < nf && !be; i++) {
         snprintf(path, sizeof path, "%s/libgpuport-%s.so", folders[i], name);
         size_t used = strlen(tried);
         snprintf(tried + used, sizeof tried - used, "%s%s", used ? ", " : "", folders[i]);
         if (access(path, F_OK) != 0) continue;
-        dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-        if (!dl && !failed[0]) snprintf(failed, sizeof failed, "; %s exists but did not load: %s", path, dlerror());
+        be = open_plugin(path, name, &dl, why, sizeof why);
+        if (!be) {
+            gp__debug("load", "%s: passed over: %s", name, why);
+            used = strlen(passed);
+            snprintf(passed + used, sizeof passed - used, "%s%s", used ? "; " : "", why);
+        }
     }
-    if (!dl) {
+    if (!be) {
         snprintf(bi->reason, sizeof bi->reason,
-                 "plugin libgpuport-%s.so not found or not loadable (looked in %s)%s; this gpuport was built without the %s "
-                 "backend, or set GPUPORT_PLUGIN_PATH to the folder that holds it",
-                 name, tried, failed, name);
+                 "no usable plugin libgpuport-%s.so (looked in %s%s%s)%s%s; this gpuport was built without the %s "
+                 "backend, or set GPUPORT_PLUGIN_PATH to the absolute folder that holds it",
+                 name, tried, relative[0] ? "; relative folders are never searched: " : "", relative,
+                 passed[0] ? "; passed over: " : "", passed, name);
         gp__debug("load", "%s: %s", name, bi->reason);
         return;
     }
     snprintf(bi->plugin_path, sizeof bi->plugin_path, "%s", path);
     gp__debug("load", "%s: loaded %s", name, path);
 
-    gp__plugin_entry_fn entry;
-    *(void **)&entry = dlsym(dl, GP__PLUGIN_ENTRY);
-    const gp__backend *be = entry ? entry() : NULL;
-    if (!be) {
-        snprintf(bi->reason, sizeof bi->reason, "%s is not a gpuport plugin: it has no %s", path, GP__PLUGIN_ENTRY);
-        dlclose(dl);
-        return;
-    }
-    if (be->abi != GP__PLUGIN_ABI) {
-        snprintf(bi->reason, sizeof bi->reason,
-                 "%s was built for plugin ABI %u but this libgpuport %s needs ABI %u: rebuild the plugin "
-                 "with this gpuport",
-                 path, (unsigned)be->abi, gp_version_string(), (unsigned)GP__PLUGIN_ABI);
-        dlclose(dl);
-        return;
-    }
     size_t count = 0;
     if (be->init(&gp__host_table, bi->reason, sizeof bi->reason, bi->version, sizeof bi->version, &count) !=
         GP_SUCCESS) {
         if (!bi->reason[0]) snprintf(bi->reason, sizeof bi->reason, "the %s runtime did not start", name);
-        gp__debug("load", "%s: unavailable: %s", name, bi->reason);
-        return; /* the plugin stays loaded: it may hold what its init made */
+        /* the plugin stays loaded: it may hold what its init made */
+    } else {
+        open_devices(be, bi, count);
+        bi->available = bi->device_count > 0;
+        if (!bi->available && !bi->reason[0])
+            snprintf(bi->reason, sizeof bi->reason, "the %s runtime works but shows no device", name);
     }
-    open_devices(be, bi, count);
-    if (bi->device_count == 0 && !bi->reason[0]) {
-        snprintf(bi->reason, sizeof bi->reason, "the %s runtime works but shows no device", name);
-        gp__debug("load", "%s: %s", name, bi->reason);
-        return;
-    }
-    bi->available = bi->device_count > 0;
+    /* The reason also keeps what was passed over on the way, if anything. */
+    size_t used = strlen(bi->reason);
+    if (passed[0]) snprintf(bi->reason + used, sizeof bi->reason - used, "%spassed over: %s", used ? "; " : "", passed);
+    if (!bi->available) gp__debug("load", "%s: unavailable: %s", name, bi->reason);
 }
 
 static void init_all(void)
@@ -262,26 +292,16 @@ static void describe_devices(char *out, size_t len)
 static gp_status find(const char *spec, const char *origin, gp_device **device)
 {
     gp_device *found = NULL;
-    if (strcmp(spec, "gpu") == 0) {
-        found = best_of_type(GP_DEVICE_GPU);
-    } else if (strcmp(spec, "cpu") == 0) {
-        found = best_of_type(GP_DEVICE_CPU);
-    } else {
-        size_t blen = strcspn(spec, ":");
-        size_t index = 0;
-        int ok = blen > 0 && blen < 16;
-        if (ok && spec[blen] == ':') {
-            const char *num = spec + blen + 1;
-            char *end;
-            errno = 0;
-            unsigned long long v = strtoull(num, &end, 10);
-            ok = *num >= '0' && *num <= '9' && *end == '\0' && errno == 0;
-            index = (size_t)v;
-        }
-        for (size_t i = 0; ok && i < ndevices && !found; i++)
-            if (strncmp(devices[i]->info.backend, spec, blen) == 0 && devices[i]->info.backend[blen] == '\0' &&
-                devices[i]->info.backend_index == index)
+    char backend[16];
+    size_t index = 0;
+    switch (gp__parse_device_spec(spec, backend, &index)) {
+    case GP__SPEC_GPU: found = best_of_type(GP_DEVICE_GPU); break;
+    case GP__SPEC_CPU: found = best_of_type(GP_DEVICE_CPU); break;
+    case GP__SPEC_BACKEND:
+        for (size_t i = 0; i < ndevices && !found; i++)
+            if (strcmp(devices[i]->info.backend, backend) == 0 && devices[i]->info.backend_index == index)
                 found = devices[i];
+        break;
     }
     if (!found) {
         char there[2048];
@@ -320,25 +340,39 @@ gp_status gp_device_default(gp_device **device)
     return GP_SUCCESS;
 }
 
+gp_status gp__each_default_stream(gp_status (*fn)(gp_stream *stream))
+{
+    gp__init();
+    gp_status st = GP_SUCCESS;
+    for (size_t i = 0; i < ndevices && st == GP_SUCCESS; i++) st = fn(devices[i]->default_stream);
+    return st;
+}
+
 gp_status gp_device_synchronize(gp_device *device)
 {
     GP__CHECK_HANDLE(device, "device");
-    /* Wait outside the lock, so that other threads can make and free streams meanwhile; a
-     * stream freed while this call waits on it is the caller's bug, as with any handle. */
+    /* Wait outside the lock, so that other threads can make and free streams meanwhile; each
+     * stream is held by a reference, so one destroyed during the wait is freed after it. */
     pthread_mutex_lock(&device->lock);
     size_t n = 1;
     for (gp_stream *s = device->streams; s; s = s->next) n++;
-    void **impls = malloc(n * sizeof *impls);
-    if (impls) {
+    gp_stream **held = malloc(n * sizeof *held);
+    if (held) {
         n = 0;
-        impls[n++] = device->default_stream->impl;
-        for (gp_stream *s = device->streams; s; s = s->next) impls[n++] = s->impl;
+        held[n++] = device->default_stream;
+        for (gp_stream *s = device->streams; s; s = s->next) {
+            atomic_fetch_add(&s->refs, 1);
+            held[n++] = s;
+        }
     }
     pthread_mutex_unlock(&device->lock);
-    if (!impls) return gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "gp_device_synchronize: no host memory");
+    if (!held) return gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "gp_device_synchronize: no host memory");
     gp_status st = GP_SUCCESS;
-    for (size_t i = 0; i < n && st == GP_SUCCESS; i++) st = device->be->stream_synchronize(device->impl, impls[i]);
-    free(impls);
+    for (size_t i = 0; i < n; i++) {
+        if (st == GP_SUCCESS) st = device->be->stream_synchronize(device->impl, held[i]->impl);
+        if (i > 0) gp__stream_unref(held[i]);
+    }
+    free(held);
     gp__trace_flush(device, NULL);
     return st;
 }

@@ -25,12 +25,13 @@ static gp_status choose_tile(const gp_device_info *info, const char *fn, tile *t
     *t = info->type == GP_DEVICE_CPU ? cpu_tile : gpu_tile;
     const char *env = getenv("GPUPORT_STENCIL_TILE");
     if (env && *env) {
-        char end;
-        if (sscanf(env, "%u,%u,%u%c", &t->bx, &t->by, &t->cells, &end) != 3 || t->bx < 1 || t->bx > 1024 ||
-            t->by < 1 || t->by > 1024 || t->cells < 1 || t->cells > 64)
+        unsigned v[3];
+        const char *s = env;
+        if (!gp__parse_list(&s, ',', v, 3, 1024) || *s || !v[0] || !v[1] || !v[2] || v[2] > 64)
             return gp__fail(GP_ERROR_INVALID_ARGUMENT,
                             "%s: GPUPORT_STENCIL_TILE=\"%s\" is not \"bx,by,cells\" (1 to 1024, 1 to 1024, 1 to 64)",
                             fn, env);
+        *t = (tile){v[0], v[1], v[2]};
     }
     while (t->by > 1 && ((size_t)t->bx * t->by > info->max_work_group_size || t->by > info->max_work_item_sizes[1]))
         t->by /= 2;

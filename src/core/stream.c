@@ -27,6 +27,7 @@ gp_status gp_stream_create(gp_device *device, gp_stream **stream)
     }
     s->be = device->be;
     s->dev = device;
+    atomic_init(&s->refs, 1);
     pthread_mutex_init(&s->lock, NULL);
     pthread_mutex_lock(&device->lock);
     s->next = device->streams;
@@ -36,6 +37,15 @@ gp_status gp_stream_create(gp_device *device, gp_stream **stream)
     return GP_SUCCESS;
 }
 
+void gp__stream_unref(gp_stream *stream)
+{
+    if (atomic_fetch_sub(&stream->refs, 1) != 1) return;
+    gp__trace_forget(stream);
+    gp__stream_release(stream);
+    stream->be->stream_destroy(stream->dev->impl, stream->impl);
+    free(stream);
+}
+
 gp_status gp_stream_destroy(gp_stream *stream)
 {
     if (!stream) return GP_SUCCESS;
@@ -43,7 +53,6 @@ gp_status gp_stream_destroy(gp_stream *stream)
     if (stream == dev->default_stream)
         return gp__fail(GP_ERROR_INVALID_ARGUMENT, "gp_stream_destroy: the default stream belongs to the library");
     gp_status st = stream->be->stream_synchronize(dev->impl, stream->impl);
-    gp__trace_forget(stream);
     pthread_mutex_lock(&dev->lock);
     for (gp_stream **p = &dev->streams; *p; p = &(*p)->next)
         if (*p == stream) {
@@ -51,9 +60,7 @@ gp_status gp_stream_destroy(gp_stream *stream)
             break;
         }
     pthread_mutex_unlock(&dev->lock);
-    gp__stream_release(stream);
-    stream->be->stream_destroy(dev->impl, stream->impl);
-    free(stream);
+    gp__stream_unref(stream);
     return st;
 }
 
@@ -67,7 +74,7 @@ gp_status gp_stream_get_default(gp_device *device, gp_stream **stream)
 
 gp_status gp_stream_synchronize(gp_stream *stream)
 {
-    GP__CHECK_HANDLE(stream, "stream");
+    if (!stream) return gp__each_default_stream(gp_stream_synchronize);
     gp_status st = stream->be->stream_synchronize(stream->dev->impl, stream->impl);
     gp__trace_flush(stream->dev, stream);
     return st;
@@ -110,8 +117,8 @@ gp_status gp_event_record(gp_event *event, gp_stream *stream)
 
 gp_status gp_stream_wait_event(gp_stream *stream, gp_event *event)
 {
-    GP__CHECK_HANDLE(stream, "stream");
     GP__CHECK_HANDLE(event, "event");
+    if (!stream) stream = event->dev->default_stream;
     if (stream->dev != event->dev)
         return gp__fail(GP_ERROR_DEVICE_MISMATCH, "gp_stream_wait_event: the event is on %s:%zu, the stream on %s:%zu",
                         event->dev->info.backend, event->dev->info.backend_index, stream->dev->info.backend,

@@ -454,8 +454,7 @@ static gp_status ch_copy(void *dev, void *stream, void *dst, size_t dst_off, voi
 }
 
 /* The driver has no 64-bit memset: kernels/fill.gp, prebuilt or compiled on first use. */
-static gp_status ch_program_build(void *dev, const char *source, const char *const *options, size_t noptions,
-                                  void **binary, size_t *binary_bytes);
+static gp_status ch_program_build(void *dev, const char *source, void **binary, size_t *binary_bytes);
 static gp_status ch_program_load(void *dev, const void *binary, size_t binary_bytes, void **out);
 
 static gp_status ch_fill8(gp__ch_device *d, ch_stream stream, ch_dptr p, uint64_t count, uint64_t value)
@@ -463,7 +462,7 @@ static gp_status ch_fill8(gp__ch_device *d, ch_stream stream, ch_dptr p, uint64_
     pthread_mutex_lock(&d->fill_lock);
     gp_status st = GP_SUCCESS;
     if (!d->fill_function) {
-        static const char line_reset[] = "\n#line 1\n";
+        static const char line_reset[] = "\n#line 1\n"; /* as core composes a source without options */
         size_t plen = strlen(gp__ch_prelude), flen = strlen(gp__ch_fill_source);
         char *source = malloc(plen + sizeof line_reset + flen);
         void *binary = NULL, *m = NULL;
@@ -473,7 +472,7 @@ static gp_status ch_fill8(gp__ch_device *d, ch_stream stream, ch_dptr p, uint64_
             memcpy(source, gp__ch_prelude, plen);
             memcpy(source + plen, line_reset, sizeof line_reset - 1);
             memcpy(source + plen + sizeof line_reset - 1, gp__ch_fill_source, flen + 1);
-            st = ch_program_build(d, source, NULL, 0, &binary, &binary_bytes);
+            st = ch_program_build(d, source, &binary, &binary_bytes);
         }
         if (st == GP_SUCCESS)
             st = ch_program_load(d, binary, binary_bytes, &m);
@@ -654,26 +653,14 @@ static gp_status ch_rtc_fail(ch_rtc_result r, const char *what)
     return GP_ERROR_BACKEND;
 }
 
-static gp_status ch_compile(gp__ch_device *d, ch_rtc_program prog, const char *const *options, size_t noptions,
-                            int *kind)
+static gp_status ch_compile(gp__ch_device *d, ch_rtc_program prog, int *kind)
 {
-    const char *arch_opts[8];
+    const char *opts[8];
     char arch_buf[256];
-    size_t narch = gp__ch_vendor_rtc_options(d, arch_opts, 8, arch_buf, sizeof arch_buf, kind);
+    size_t narch = gp__ch_vendor_rtc_options(d, opts, 8, arch_buf, sizeof arch_buf, kind);
     if (narch == (size_t)-1)
         return GP_ERROR_UNSUPPORTED;
-    if (noptions > INT_MAX - narch) {
-        gp__ch_host->set_error("too many build options (%zu)", noptions);
-        return GP_ERROR_INVALID_ARGUMENT;
-    }
-    const char **opts = malloc((narch + noptions + 1) * sizeof *opts);
-    if (!opts)
-        return ch_no_host_memory();
-    memcpy(opts, arch_opts, narch * sizeof *opts);
-    for (size_t i = 0; i < noptions; i++)
-        opts[narch + i] = options[i];
-    ch_rtc_result r = gp__ch.rtc_compile_program(prog, (int)(narch + noptions), opts);
-    free(opts);
+    ch_rtc_result r = gp__ch.rtc_compile_program(prog, (int)narch, opts);
 
     char *log = NULL;
     gp_status st = ch_build_log(prog, &log);
@@ -699,54 +686,17 @@ static gp_status ch_compile(gp__ch_device *d, ch_rtc_program prog, const char *c
     return r == CH_RTC_SUCCESS ? GP_SUCCESS : ch_rtc_fail(r, "compiling");
 }
 
-#ifdef CH_RTC_DEFINES_IN_SOURCE
-/* For a binding whose compiler applies command-line macros to the runtime headers it includes
- * first (hiprtc: -DT=float breaks their templates): -DNAME[=VALUE] become #define lines at the
- * top of the source, which come after those headers. Core passes only -D options. */
-static char *ch_defines_in_source(const char *source, const char *const *options, size_t noptions)
+/* The build's prebuilt binary for exactly this source, if any (cuhip.h). One the device cannot
+ * load (an architecture the build did not name) does not count. */
+static int ch_prebuilt(gp__ch_device *d, const char *source, const unsigned char **code, size_t *bytes, int *kind)
 {
-    size_t slen = strlen(source), len = slen + 1;
-    for (size_t i = 0; i < noptions; i++)
-        len += strlen(options[i]) + sizeof "#define  1\n";
-    char *out = malloc(len);
-    if (!out)
-        return NULL;
-    size_t used = 0;
-    for (size_t i = 0; i < noptions; i++) {
-        const char *name = options[i] + 2, *eq = strchr(name, '=');
-        int n = eq ? snprintf(out + used, len - used, "#define %.*s %s\n", (int)(eq - name), name, eq + 1)
-                   : snprintf(out + used, len - used, "#define %s 1\n", name);
-        used += n > 0 ? (size_t)n : 0;
-    }
-    memcpy(out + used, source, slen + 1);
-    return out;
-}
-#endif
-
-/* The build's prebuilt binary for exactly this source and these options, if any (cuhip.h).
- * One the device cannot load (an architecture the build did not name) does not count. */
-static int ch_prebuilt(gp__ch_device *d, const char *source, const char *const *options, size_t noptions,
-                       const unsigned char **code, size_t *bytes, int *kind)
-{
-    static const char line_reset[] = "\n#line 1\n";
     size_t plen = strlen(gp__ch_prelude);
-    if (strncmp(source, gp__ch_prelude, plen) != 0 || strncmp(source + plen, line_reset, sizeof line_reset - 1) != 0)
+    if (strncmp(source, gp__ch_prelude, plen) != 0 || source[plen] != '\n')
         return 0;
-    const char *user = source + plen + sizeof line_reset - 1;
+    const char *user = source + plen + 1;
     for (size_t e = 0; e < gp__ch_prebuilt_count; e++) {
         const gp__ch_prebuilt *p = &gp__ch_prebuilt_table[e];
         if (strcmp(p->source, user) != 0)
-            continue;
-        /* p->options holds the same -D words, one space apart. */
-        const char *o = p->options;
-        size_t i = 0;
-        for (; i < noptions; i++) {
-            size_t len = strlen(options[i]);
-            if (strncmp(o, options[i], len) != 0 || (o[len] != ' ' && o[len] != '\0'))
-                break;
-            o += len + (o[len] == ' ');
-        }
-        if (i < noptions || *o)
             continue;
         ch_module m;
         if (gp__ch_vendor_enter(d) != GP_SUCCESS || gp__ch.module_load_data(&m, p->code) != CH_SUCCESS) {
@@ -777,14 +727,13 @@ static gp_status ch_wrap(const void *code, size_t bytes, int kind, void **binary
     return GP_SUCCESS;
 }
 
-static gp_status ch_program_build(void *dev, const char *source, const char *const *options, size_t noptions,
-                                  void **binary, size_t *binary_bytes)
+static gp_status ch_program_build(void *dev, const char *source, void **binary, size_t *binary_bytes)
 {
     gp__ch_device *d = dev;
     const unsigned char *prebuilt;
     size_t bytes = 0;
     int kind = 0;
-    if (ch_prebuilt(d, source, options, noptions, &prebuilt, &bytes, &kind)) {
+    if (ch_prebuilt(d, source, &prebuilt, &bytes, &kind)) {
         gp__ch_host->debug("compile", "prebuilt binary (%zu bytes) for %s", bytes, d->name);
         return ch_wrap(prebuilt, bytes, kind, binary, binary_bytes);
     }
@@ -794,21 +743,11 @@ static gp_status ch_program_build(void *dev, const char *source, const char *con
         return GP_ERROR_UNSUPPORTED;
     }
     ch_rtc_program prog;
-#ifdef CH_RTC_DEFINES_IN_SOURCE
-    char *defined = ch_defines_in_source(source, options, noptions);
-    if (!defined)
-        return ch_no_host_memory();
-    options = NULL;
-    noptions = 0;
-    ch_rtc_result r = gp__ch.rtc_create_program(&prog, defined, "gpuport_program.cu", 0, NULL, NULL);
-    free(defined); /* the program keeps its own copy */
-#else
     ch_rtc_result r = gp__ch.rtc_create_program(&prog, source, "gpuport_program.cu", 0, NULL, NULL);
-#endif
     if (r != CH_RTC_SUCCESS)
         return ch_rtc_fail(r, "creating a program");
     void *code = NULL;
-    gp_status st = ch_compile(d, prog, options, noptions, &kind);
+    gp_status st = ch_compile(d, prog, &kind);
     if (st == GP_SUCCESS)
         st = gp__ch_vendor_rtc_code(d, prog, kind, &code, &bytes);
     gp__ch.rtc_destroy_program(&prog);
@@ -870,9 +809,11 @@ static gp_status ch_kernel_create(void *dev, void *program, const char *name, vo
     }
     if (r != CH_SUCCESS)
         return gp__ch_fail(r, "finding the kernel");
-    int max_threads = 0;
+    int max_threads = 0, shared = 0;
     CH_CALL(gp__ch.func_get_attribute(&max_threads, CH_FUNC_ATTR_MAX_THREADS_PER_BLOCK, fn),
             "querying the kernel's group size limit");
+    CH_CALL(gp__ch.func_get_attribute(&shared, CH_FUNC_ATTR_SHARED_SIZE_BYTES, fn),
+            "querying the kernel's shared memory");
 
     /* One pass for the usual kernel: each pass ends with a failed query that tools such as
      * compute-sanitizer report. */
@@ -889,6 +830,7 @@ static gp_status ch_kernel_create(void *dev, void *program, const char *name, vo
         gp__ch_vendor_param_sizes(fn, k->sizes, n, &n);
     props->nargs = k->nparams;
     props->max_group_size = max_threads > 0 ? (size_t)max_threads : 0;
+    props->local_bytes = shared > 0 ? (size_t)shared : 0;
     *out = k;
     return GP_SUCCESS;
 }

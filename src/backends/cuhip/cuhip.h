@@ -19,7 +19,8 @@
  *     CH_HOSTALLOC_PORTABLE, CH_HOSTALLOC_DEVICEMAP (hipHostMallocPortable,
  *     hipHostMallocMapped), the device attributes CH_ATTR_MAX_THREADS_PER_BLOCK,
  *     CH_ATTR_MAX_BLOCK_DIM_X/Y/Z, CH_ATTR_SHARED_MEM_PER_BLOCK, CH_ATTR_COMPUTE_UNITS,
- *     CH_ATTR_WARP_SIZE, CH_ATTR_INTEGRATED and CH_FUNC_ATTR_MAX_THREADS_PER_BLOCK;
+ *     CH_ATTR_WARP_SIZE, CH_ATTR_INTEGRATED, CH_FUNC_ATTR_MAX_THREADS_PER_BLOCK and
+ *     CH_FUNC_ATTR_SHARED_SIZE_BYTES;
  *   - CH_DPTR_ADD(p, off) and CH_DPTR_IS_NULL(p) (HIP: char-pointer arithmetic on void *);
  *   - CH_DRIVER_API(X), CH_DRIVER_API_OPTIONAL(X) and CH_RTC_API(X): lists of
  *     X(field, vendor function, "symbol") with at least the fields cuhip.c calls (see the CUDA
@@ -47,9 +48,7 @@
  *     rocblas_set_stream, rocblas_sgemm, rocblas_dgemm: column-major, int sizes, host scalars)
  *     and optionally blas_status_name (rocblas_status_to_string), plus vendor-only fields;
  *   - struct ch_vendor_device: what the vendor part keeps per device (CUDA: the primary
- *     context and compute capability; HIP: the gfx target name);
- *   - optionally CH_RTC_DEFINES_IN_SOURCE, when the runtime compiler must get the -D build
- *     options as #define lines at the top of the source instead (hiprtc: see its binding).
+ *     context and compute capability; HIP: the gfx target name).
  *
  * And the vendor .c must define the gp__ch_vendor_* functions and tables declared below; HIP's
  * are: driver libraries libamdhip64.so.5/.so.6/.so, hiprtc libhiprtc.so.6/.so.5/.so or else
@@ -111,10 +110,10 @@ typedef struct ch_buffer {
 enum { GP__CH_CODE_CUBIN = 1, GP__CH_CODE_PTX = 2, GP__CH_CODE_HIP = 3, GP__CH_CODE_FATBIN = 4 };
 
 /* Binaries the build made with nvcc or hipcc (cmake/prebuilt.cmake), one per kernel source and
- * -D options: program_build hands one out instead of compiling when both match exactly. */
+ * -D options: program_build hands one out instead of compiling when the source matches exactly. */
 typedef struct gp__ch_prebuilt {
-    const char *source;  /* the .gp file's text, as core passes it after the prelude */
-    const char *options; /* the -D words, one space apart */
+    const char *source; /* what core composes after the prelude and its newline: the #define
+                           lines of the options, "#line 1", the .gp file's text */
     const unsigned char *code;
     size_t bytes;
     int kind;

@@ -46,10 +46,7 @@ typedef hiprtcProgram ch_rtc_program;
 #define CH_ATTR_WARP_SIZE hipDeviceAttributeWarpSize /* 64 on most AMD GPUs, 32 on RDNA in wave32 */
 #define CH_ATTR_INTEGRATED hipDeviceAttributeIntegrated
 #define CH_FUNC_ATTR_MAX_THREADS_PER_BLOCK HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
-
-/* hiprtc includes the HIP runtime headers after applying command-line macros, so -DT=float
- * would rewrite their templates: cuhip.c puts -D options in the source instead. */
-#define CH_RTC_DEFINES_IN_SOURCE 1
+#define CH_FUNC_ATTR_SHARED_SIZE_BYTES HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES
 
 /* Device pointers are void * in HIP. */
 #define CH_DPTR_ADD(p, off) ((void *)((char *)(p) + (off)))

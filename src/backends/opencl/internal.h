@@ -51,7 +51,6 @@ typedef struct gp__cl_dev {
     cl_platform_id platform;
     cl_device_id id;
     cl_context ctx;
-    cl_ulong global_mem;
     cl_mem scratch; /* timing target for event_record where markers carry no profiling times */
     char name[256];
     char cache_id[1024];
@@ -71,8 +70,7 @@ gp_status gp__cl_no_memory(const char *what);
 double gp__cl_now_ms(void);
 
 /* The hooks of program.c. */
-gp_status gp__cl_program_build(void *dev, const char *source, const char *const *options, size_t noptions,
-                               void **binary, size_t *binary_bytes);
+gp_status gp__cl_program_build(void *dev, const char *source, void **binary, size_t *binary_bytes);
 gp_status gp__cl_program_load(void *dev, const void *binary, size_t binary_bytes, void **program);
 void gp__cl_program_destroy(void *dev, void *program);
 gp_status gp__cl_kernel_create(void *dev, void *program, const char *name, void **kernel, gp__kernel_props *props);

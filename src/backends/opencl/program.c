@@ -19,22 +19,6 @@ typedef struct gp__cl_kernel {
 /* Every build asks for argument info: launch uses it to catch an argument of the wrong kind. */
 #define GP__CL_BUILD_OPTIONS "-cl-std=CL1.2 -cl-kernel-arg-info"
 
-static char *gp__cl_join_options(const char *const *options, size_t n)
-{
-    size_t len = sizeof GP__CL_BUILD_OPTIONS;
-    for (size_t i = 0; i < n; i++)
-        len += strlen(options[i]) + 1;
-    char *s = malloc(len);
-    if (!s)
-        return NULL;
-    strcpy(s, GP__CL_BUILD_OPTIONS);
-    for (size_t i = 0; i < n; i++) {
-        strcat(s, " ");
-        strcat(s, options[i]);
-    }
-    return s;
-}
-
 /* "build failed on DEVICE:\n" + the driver's log, malloc'ed; NULL when out of memory. */
 static char *gp__cl_build_log(gp__cl_dev *d, cl_program p, const char *head)
 {
@@ -113,19 +97,14 @@ static const unsigned char *gp__cl_unwrap(gp__cl_dev *d, const void *binary, siz
     return b + GP__CL_HEADER;
 }
 
-gp_status gp__cl_program_build(void *dev, const char *source, const char *const *options, size_t noptions,
-                               void **binary, size_t *binary_bytes)
+gp_status gp__cl_program_build(void *dev, const char *source, void **binary, size_t *binary_bytes)
 {
     gp__cl_dev *d = dev;
-    char *opts = gp__cl_join_options(options, noptions);
-    if (!opts)
-        return gp__cl_no_memory("build options");
+    const char *opts = GP__CL_BUILD_OPTIONS;
     cl_int err;
     cl_program p = gp__cl.clCreateProgramWithSource(d->ctx, 1, &source, NULL, &err);
-    if (!p) {
-        free(opts);
+    if (!p)
         return gp__cl_fail("clCreateProgramWithSource", err);
-    }
     double t0 = gp__cl_now_ms();
     err = gp__cl.clBuildProgram(p, 1, &d->id, opts, NULL, NULL);
     gp__cl_host->debug("compile", "opencl: built for '%s' with '%s' in %.1f ms: %s", d->name, opts,
@@ -156,7 +135,6 @@ gp_status gp__cl_program_build(void *dev, const char *source, const char *const 
         }
     }
     gp__cl.clReleaseProgram(p);
-    free(opts);
     return st;
 }
 
@@ -234,9 +212,13 @@ gp_status gp__cl_kernel_create(void *dev, void *program, const char *name, void 
         return gp__cl_fail("clCreateKernel", err);
     }
     size_t group = 0;
+    cl_ulong local = 0;
     err = gp__cl.clGetKernelInfo(k->k, CL_KERNEL_NUM_ARGS, sizeof k->nargs, &k->nargs, NULL);
     if (err == CL_SUCCESS)
         err = gp__cl.clGetKernelWorkGroupInfo(k->k, d->id, CL_KERNEL_WORK_GROUP_SIZE, sizeof group, &group, NULL);
+    /* Before any argument is set, this is what the kernel declares itself. */
+    if (err == CL_SUCCESS)
+        err = gp__cl.clGetKernelWorkGroupInfo(k->k, d->id, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local, &local, NULL);
     if (err != CL_SUCCESS || pthread_mutex_init(&k->lock, NULL) != 0) {
         gp__cl.clReleaseKernel(k->k);
         free(k);
@@ -247,6 +229,7 @@ gp_status gp__cl_kernel_create(void *dev, void *program, const char *name, void 
         gp__cl_host->debug("launch", "opencl: no argument info for '%s'; argument kinds go unchecked", name);
     props->nargs = k->nargs;
     props->max_group_size = group;
+    props->local_bytes = (size_t)local;
     *kernel = k;
     return GP_SUCCESS;
 }

@@ -267,7 +267,7 @@ static void gp__cl_fill_info(gp__cl_dev *d, gp_device_info *info)
                  : (type & CL_DEVICE_TYPE_CPU) ? GP_DEVICE_CPU
                                                : GP_DEVICE_OTHER;
     if (gp__cl_device_get(id, CL_DEVICE_GLOBAL_MEM_SIZE, &u64, sizeof u64))
-        info->global_mem_bytes = d->global_mem = u64;
+        info->global_mem_bytes = u64;
     if (gp__cl_device_get(id, CL_DEVICE_LOCAL_MEM_SIZE, &u64, sizeof u64))
         info->local_mem_bytes = u64;
     if (gp__cl_device_get(id, CL_DEVICE_MAX_COMPUTE_UNITS, &u32, sizeof u32))
@@ -367,12 +367,6 @@ static gp_status gp__cl_buffer_create(void *dev, gp_memory memory, size_t bytes,
 {
     gp__cl_dev *d = dev;
     cl_mem_flags flags = CL_MEM_READ_WRITE | (memory == GP_MEMORY_DEVICE ? 0 : CL_MEM_ALLOC_HOST_PTR);
-    /* NVIDIA allocates on first use, so an impossible size would only fail in a later call. */
-    if (d->global_mem && bytes > d->global_mem) {
-        gp__cl_host->set_error("a buffer of %zu bytes is larger than the %llu bytes of memory of '%s'", bytes,
-                               (unsigned long long)d->global_mem, d->name);
-        return GP_ERROR_OUT_OF_DEVICE_MEMORY;
-    }
     cl_int err;
     /* OpenCL refuses empty buffers; a 0-byte gp_buffer holds one unused byte. */
     cl_mem m = gp__cl.clCreateBuffer(d->ctx, flags, bytes ? bytes : 1, NULL, &err);
