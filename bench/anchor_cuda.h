@@ -12,12 +12,14 @@ extern "C" {
 #endif
 
 /* Bumped when a signature below changes; the bench refuses a library of another version. */
-#define GPA_CUDA_ABI 1
+#define GPA_CUDA_ABI 2
 
 enum gpa_cuda_kind {
     GPA_CUDA_MEMCPY = 0, /* cudaMemcpyAsync device to device: out = x, n floats */
     GPA_CUDA_REDUCE = 1, /* cub::DeviceReduce::Sum: out[0] = sum of x */
-    GPA_CUDA_SCAN = 2    /* cub::DeviceScan::InclusiveSum: out = prefix sums of x, n floats */
+    GPA_CUDA_SCAN = 2,   /* cub::DeviceScan::InclusiveSum: out = prefix sums of x, n floats */
+    GPA_CUDA_H2D = 3,    /* cudaMemcpyAsync pinned host to device: out = x, n floats */
+    GPA_CUDA_D2H = 4     /* cudaMemcpyAsync device to pinned host: out = x, n floats */
 };
 
 typedef int (*gpa_cuda_abi_fn)(void);
@@ -29,6 +31,11 @@ typedef int (*gpa_cuda_device_name_fn)(int device, char *name, size_t name_len, 
  * run, writes each run's milliseconds to ms[0..reps) and the last run's result to out. */
 typedef int (*gpa_cuda_run_fn)(int device, int kind, size_t n, const float *x, float *out, int reps, double *ms,
                                char *msg, size_t msg_len);
+
+/* cudaMemcpyPeerAsync of n floats from device src to device dst, reps times on a stream of dst,
+ * as gpa_cuda_run times its runs; out is what arrived in the last. */
+typedef int (*gpa_cuda_peer_fn)(int dst, int src, size_t n, const float *x, float *out, int reps, double *ms,
+                                char *msg, size_t msg_len);
 
 #ifdef __cplusplus
 }

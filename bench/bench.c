@@ -15,6 +15,12 @@
  * on the host, timed with the host clock. An OpenCL device of NVIDIA gets the CUDA anchor of the
  * CUDA device of the same name, and its ratio to gpuport's CUDA backend when that device was
  * measured in the same run.
+ *
+ * xcopy is the one figure of two devices: gp_buffer_copy between every ordered pair of devices,
+ * timed on the host clock (the copy spans two devices' clocks). Its anchor is the slower side's
+ * own best: cudaMemcpyAsync from or to pinned host memory on a CUDA device (also for an NVIDIA
+ * OpenCL device), the host's copy loop on a CPU device, cudaMemcpyPeerAsync for two CUDA devices
+ * that reach each other.
  */
 #include <dlfcn.h>
 #include <float.h>
@@ -32,7 +38,7 @@
 #include "anchor_cuda.h"
 #include "gpuport.h"
 
-enum kernel { K_COPY, K_AXPY, K_REDUCE, K_SCAN, K_JACOBI, K_ST3X3, K_ST7, K_SGEMM, K_DGEMM, K_COUNT };
+enum kernel { K_COPY, K_AXPY, K_REDUCE, K_SCAN, K_JACOBI, K_ST3X3, K_ST7, K_SGEMM, K_DGEMM, K_XCOPY, K_COUNT };
 enum shape { LINE, GRID2, GRID3, GEMM };
 
 static const struct kdesc {
@@ -53,6 +59,8 @@ static const struct kdesc {
     {"stencil7", "gp_stencil_apply 7-point 3D f32, fixed edges, side^3 cells, bytes 2N", GRID3, 2, 512, 512, 128},
     {"sgemm", "gp_gemm gpuport f32 row-major C = A B, N x N x N, 2 N^3 flops", GEMM, 0, 0, 0, 512},
     {"dgemm", "gp_gemm gpuport f64 row-major C = A B, N x N x N, 2 N^3 flops", GEMM, 0, 0, 0, 256},
+    {"xcopy", "gp_buffer_copy from one device to another (each ordered pair), host clock around each blocking "
+              "copy, bytes N", LINE, 1, 1u << 26, 1u << 24, 1u << 22},
 };
 static const size_t gemm_sizes[] = {512, 1024, 2048, 4096, 8192}; /* a course's sizes, smallest first */
 static const float axpy_a = 2.5f; /* not a power of two, so a*x rounds */
@@ -355,6 +363,7 @@ static struct {
     void *lib;
     char path[512], versions[256], why[512];
     gpa_cuda_run_fn run;
+    gpa_cuda_peer_fn peer;
     gpa_cuda_device_name_fn device_name;
 } cua;
 
@@ -394,6 +403,7 @@ static void cuda_anchor_load(void)
     gpa_cuda_device_count_fn count = (gpa_cuda_device_count_fn)dlsym(cua.lib, "gpa_cuda_device_count");
     cua.run = (gpa_cuda_run_fn)dlsym(cua.lib, "gpa_cuda_run");
     cua.device_name = (gpa_cuda_device_name_fn)dlsym(cua.lib, "gpa_cuda_device_name");
+    cua.peer = (gpa_cuda_peer_fn)dlsym(cua.lib, "gpa_cuda_peer");
     if (!abi || !versions || !count || !cua.run || !cua.device_name || abi() != GPA_CUDA_ABI) {
         snprintf(cua.why, sizeof cua.why, "%s is of another version than this bench (ABI %d, want %d)", cua.path,
                  abi ? abi() : -1, GPA_CUDA_ABI);
@@ -442,6 +452,7 @@ typedef struct dev_run {
     gp_event **ev; /* 2 per run */
     int nev;
     int cuda_device; /* the CUDA anchor's device, -1 for none */
+    int stream_ok;   /* its stream was made: the device works */
     char anchor_why[512];
     int gemm_vendor; /* gp_gemm_vendor_info found the vendor BLAS */
     char gemm_vendor_text[200];
@@ -780,6 +791,8 @@ static int cmp_size(const void *a, const void *b)
  * asked for this kernel, else those asked for every kernel, else the defaults. */
 static int sizes_of(enum kernel k, const gp_device_info *info, size_t *sizes)
 {
+    if (k == K_XCOPY && info)
+        return 0; /* a figure of two devices: bench_pairs */
     int from = opt.nsizes[k] ? (int)k : K_COUNT;
     if (opt.nsizes[from]) {
         memcpy(sizes, opt.sizes[from], (size_t)opt.nsizes[from] * sizeof *sizes);
@@ -792,7 +805,7 @@ static int sizes_of(enum kernel k, const gp_device_info *info, size_t *sizes)
         memcpy(sizes, gemm_sizes, sizeof gemm_sizes);
         return (int)(sizeof gemm_sizes / sizeof *gemm_sizes);
     }
-    return sizes[0] = info->type == GP_DEVICE_CPU ? kd[k].cpu : kd[k].gpu, 1;
+    return sizes[0] = !info || info->type == GP_DEVICE_CPU ? kd[k].cpu : kd[k].gpu, 1;
 }
 
 /* Fills a result's size fields; 0 when the job's buffers fit the device, else the reason in r. */
@@ -888,6 +901,7 @@ static void bench_device(dev_run *d, double *ms)
         setup_error = "out of host memory";
     else if (gp_stream_create(d->dev, &d->stream))
         setup_error = gp_last_error();
+    d->stream_ok = !setup_error;
     for (; !setup_error && d->nev < 2 * (opt.reps + 1); d->nev++)
         if (gp_event_create(d->dev, &d->ev[d->nev]))
             setup_error = gp_last_error();
@@ -915,6 +929,113 @@ static void bench_device(dev_run *d, double *ms)
         gp_event_destroy(d->ev[i]);
     free(d->ev);
     gp_stream_destroy(d->stream);
+}
+
+/* ---- Two devices: xcopy ---------------------------------------------------------------- */
+
+/* One side's own best at moving n floats to or from host memory, timed as the bench times:
+ * pinned cudaMemcpyAsync on a CUDA device (to_host: device to host), the host's copy loop on a
+ * CPU device. 0 with why when the side has none. */
+static double side_rate(dev_run *d, size_t n, int to_host, double *ms, char *what, size_t what_len)
+{
+    if (d->cuda_device >= 0) {
+        char msg[300];
+        if (cua.run(d->cuda_device, to_host ? GPA_CUDA_D2H : GPA_CUDA_H2D, n, hx, hout, opt.reps + 1, ms, msg,
+                    sizeof msg)) {
+            snprintf(what, what_len, "%s", msg);
+            return 0;
+        }
+        snprintf(what, what_len, "pinned %s", to_host ? "D2H" : "H2D");
+        return summarize(ms, opt.reps, (double)n * 4).rate;
+    }
+    if (d->info.type == GP_DEVICE_CPU) {
+        for (int i = 0; i <= opt.reps; i++) {
+            double t0 = now_ms();
+            gpa_cpu_copy(hout, hx, n);
+            ms[i] = now_ms() - t0;
+        }
+        snprintf(what, what_len, "host copy");
+        return summarize(ms, opt.reps, (double)n * 4).rate;
+    }
+    snprintf(what, what_len, "%s: %s", d->spec, d->anchor_why);
+    return 0;
+}
+
+static void bench_pair(dev_run *a, dev_run *b, double *ms)
+{
+    result *r = &results[nresults++];
+    memset(r, 0, sizeof *r);
+    snprintf(r->spec, sizeof r->spec, "%s>%s", a->spec, b->spec);
+    snprintf(r->device, sizeof r->device, "%s -> %s", a->info.name, b->info.name);
+    snprintf(r->backend, sizeof r->backend, "%s>%s", a->info.backend, b->info.backend);
+    r->k = K_XCOPY;
+    size_t sizes[MAX_SIZES];
+    sizes_of(K_XCOPY, a->info.type == GP_DEVICE_CPU || b->info.type == GP_DEVICE_CPU ? NULL : &a->info, sizes);
+    size_t n = sizes[0], bytes = n * 4;
+    r->size = n;
+    snprintf(r->shape, sizeof r->shape, "%zu", n);
+    if (host_data(n) || (uint64_t)bytes * 2 > a->info.global_mem_bytes || (uint64_t)bytes * 2 > b->info.global_mem_bytes) {
+        note(r, "%zu bytes do not fit", bytes);
+        return;
+    }
+    gp_buffer *src = NULL, *dst = NULL;
+    gp_status st = gp_buffer_create(a->dev, GP_MEMORY_DEVICE, bytes, &src);
+    if (!st) st = gp_buffer_create(b->dev, GP_MEMORY_DEVICE, bytes, &dst);
+    if (!st) st = gp_buffer_write(NULL, src, 0, hx, bytes);
+    if (!st) st = gp_buffer_fill(NULL, dst, 0, bytes, &nan_bits, 4);
+    progress("%s xcopy %zu: gpuport, %d runs", r->spec, n, opt.reps + 1);
+    for (int i = 0; !st && i <= opt.reps; i++) {
+        double t0 = now_ms();
+        st = gp_buffer_copy(NULL, dst, 0, src, 0, bytes);
+        ms[i] = now_ms() - t0;
+    }
+    if (!st) st = gp_buffer_read(NULL, dst, 0, hout, bytes);
+    if (st) {
+        r->failed = 1;
+        note(r, "%s", gp_last_error());
+    } else if (memcmp(hout, hx, bytes)) {
+        check_failed(r, "gpuport", "the copy differs from the source");
+    } else {
+        r->gp = summarize(ms, opt.reps, (double)bytes);
+        r->measured = 1;
+    }
+    gp_buffer_destroy(src);
+    gp_buffer_destroy(dst);
+
+    /* The anchor: peer between two CUDA devices, else the slower side's pinned (or host) copy. */
+    char wa[200], wb[200];
+    double rate = 0;
+    if (a->cuda_device >= 0 && b->cuda_device >= 0 && a->cuda_device != b->cuda_device && cua.peer &&
+        !strcmp(a->info.backend, "cuda") && !strcmp(b->info.backend, "cuda")) {
+        progress("%s xcopy %zu: cudaMemcpyPeerAsync", r->spec, n);
+        if (!cua.peer(b->cuda_device, a->cuda_device, n, hx, hout, opt.reps + 1, ms, wa, sizeof wa)) {
+            rate = summarize(ms, opt.reps, (double)bytes).rate;
+            snprintf(r->anchor, sizeof r->anchor, "cudaMemcpyPeerAsync");
+        }
+    } else {
+        progress("%s xcopy %zu: each side's own copy", r->spec, n);
+        double ra = side_rate(a, n, 1, ms, wa, sizeof wa), rb = side_rate(b, n, 0, ms, wb, sizeof wb);
+        rate = ra > 0 && rb > 0 ? (ra < rb ? ra : rb) : 0;
+        if (rate > 0) snprintf(r->anchor, sizeof r->anchor, "%s", ra < rb ? wa : wb);
+        else note(r, "no anchor: %s", ra > 0 ? wb : wa);
+        if (rate > 0) note(r, "%s %.1f GB/s, %s %.1f GB/s; the anchor is the slower", wa, ra, wb, rb);
+    }
+    if (rate > 0) {
+        r->an.rate = rate;
+        r->an.median_ms = (double)bytes / (rate * 1e6);
+        r->an.min_ms = r->an.median_ms;
+        r->anchor_measured = 1;
+    }
+}
+
+static void bench_pairs(dev_run *runs, size_t ndevs, double *ms)
+{
+    if (!(opt.kernels & 1u << K_XCOPY))
+        return;
+    for (size_t i = 0; i < ndevs; i++)
+        for (size_t j = 0; j < ndevs; j++)
+            if (i != j && runs[i].stream_ok && runs[j].stream_ok)
+                bench_pair(&runs[i], &runs[j], ms);
 }
 
 /* OpenCL on an NVIDIA GPU against gpuport's CUDA backend on the device of the same name. */
@@ -1212,8 +1333,8 @@ static const char usage[] =
     "                     [--csv | --json] [--plot FILE.svg] [--list]\n"
     "  --device SPEC  a device as gp_device_find takes it (cuda:0, opencl:1, gpu, cpu) or its index in\n"
     "                 --list; repeatable; default: every device\n"
-    "  --kernel NAME  copy, axpy, reduce, scan, jacobi, stencil3x3, stencil7, sgemm, dgemm; repeatable;\n"
-    "                 default: all\n"
+    "  --kernel NAME  copy, axpy, reduce, scan, jacobi, stencil3x3, stencil7, sgemm, dgemm, xcopy (between\n"
+    "                 every ordered pair of devices); repeatable; default: all\n"
     "  --size N       elements for the 1D kernels, the side for the stencils (N x N, or N^3 for stencil7),\n"
     "                 N for GEMM (N x N x N); KERNEL=N for one kernel (over a plain N); repeatable.\n"
     "                 Default: 2^28 elements on GPUs and 2^26 on CPU devices (capped so the three buffers\n"
@@ -1437,6 +1558,8 @@ int main(int argc, char **argv)
             nplanned += (opt.kernels & 1u << k) ? (size_t)sizes_of((enum kernel)k, &d->info, sizes) : 0;
         }
     }
+    if (opt.kernels & 1u << K_XCOPY)
+        nplanned += ndevs * (ndevs - 1); /* every ordered pair */
     if (cua.run)
         fprintf(banner, "CUDA anchor: %s, %s\n", cua.path, cua.versions);
     if (need_cpu_anchor) {
@@ -1455,6 +1578,7 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < ndevs; i++)
         bench_device(&runs[i], ms);
+    bench_pairs(runs, ndevs, ms);
     if (progress_tty)
         fputs("\r\033[K", stderr);
     compare_with_cuda();

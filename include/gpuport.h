@@ -162,9 +162,10 @@ GP_API gp_status gp_buffer_destroy(gp_buffer *buffer); /* NULL is a no-op */
 GP_API gp_status gp_buffer_get_size(const gp_buffer *buffer, size_t *bytes);
 GP_API gp_status gp_buffer_get_device(const gp_buffer *buffer, gp_device **device);
 
-/* Pinned and mapped buffers only: waits for the stream (NULL: the device's default stream) and
- * returns the host address of the whole buffer, valid until gp_buffer_unmap. Kernels must not
- * use the buffer while it is mapped. */
+/* Pinned and mapped buffers, and device buffers of a device that shares the host's memory
+ * (unified_memory, where the backend can: OpenCL, pocl's CPU devices among them): waits for the
+ * stream (NULL: the device's default stream) and returns the host address of the whole buffer,
+ * valid until gp_buffer_unmap. Kernels must not use the buffer while it is mapped. */
 GP_API gp_status gp_buffer_map(gp_stream *stream, gp_buffer *buffer, void **host);
 GP_API gp_status gp_buffer_unmap(gp_stream *stream, gp_buffer *buffer);
 
@@ -172,7 +173,17 @@ GP_API gp_status gp_buffer_unmap(gp_stream *stream, gp_buffer *buffer);
  * when the copy is done; the _async calls only queue it, and the host memory must stay valid
  * and unchanged until the stream has passed it. Every range is checked against the buffer
  * (GP_ERROR_OUT_OF_RANGE); a copy within one buffer whose ranges overlap, and any copy, fill or
- * launch that uses a buffer while it is mapped, is GP_ERROR_INVALID_ARGUMENT. */
+ * launch that uses a buffer while it is mapped, is GP_ERROR_INVALID_ARGUMENT.
+ *
+ * gp_buffer_copy and gp_buffer_copy_async also copy between buffers of two devices, of one
+ * backend or of two. stream may be on either device (NULL: dst's default stream): the part of
+ * the copy on stream's device is queued there, the part on the other device on that device's
+ * default stream, so the copy starts after the work queued before it on both, and later work on
+ * either is ordered after it; order other streams with events (gp_stream_wait_event takes an
+ * event of any device). Two CUDA or two HIP devices with peer access copy device to device on
+ * stream. Other pairs copy through pinned host memory in chunks (GPUPORT_COPY_CHUNK bytes, 8 MiB
+ * by default), reading one chunk while the one before is written; the host waits between
+ * chunks, so the _async form returns only once the last chunk is queued. */
 GP_API gp_status gp_buffer_write(gp_stream *stream, gp_buffer *dst, size_t dst_offset, const void *src, size_t bytes);
 GP_API gp_status gp_buffer_read(gp_stream *stream, gp_buffer *src, size_t src_offset, void *dst, size_t bytes);
 GP_API gp_status gp_buffer_copy(gp_stream *stream, gp_buffer *dst, size_t dst_offset, gp_buffer *src,
@@ -207,13 +218,96 @@ GP_API gp_status gp_event_destroy(gp_event *event); /* NULL is a no-op */
  * at once), but has no time: gp_event_elapsed_ms on it is GP_ERROR_INVALID_ARGUMENT. */
 GP_API gp_status gp_event_record(gp_event *event, gp_stream *stream);
 /* Work queued on stream (NULL: the event's device's default stream) after this call starts only
- * when the event has been reached. */
+ * when the event has been reached. The event may be of another device: CUDA and HIP devices
+ * of one backend wait on the device; for other pairs this call itself waits, on the host, until
+ * the event is reached. */
 GP_API gp_status gp_stream_wait_event(gp_stream *stream, gp_event *event);
 GP_API gp_status gp_event_synchronize(gp_event *event);
 /* GP_SUCCESS when reached, GP_NOT_READY when not yet. */
 GP_API gp_status gp_event_query(gp_event *event);
 /* Device time between two recorded events of one device, once both are reached. */
 GP_API gp_status gp_event_elapsed_ms(gp_event *start, gp_event *end, double *ms);
+
+/* ---- Native handles: gpuport beside other GPU code ---------------------------------------- */
+/* The vendor's own handles of gpuport's objects, and gpuport objects around the caller's, so
+ * that gpuport mixes with CUDA, HIP or OpenCL code, vendor libraries (cuBLAS, CLBlast, ...) and
+ * array libraries. No vendor header is needed here: handles travel as void pointers and integers,
+ * tagged with the backend. docs/interop.md has the rules with examples. */
+
+typedef enum gp_backend_id { GP_BACKEND_CUDA = 1, GP_BACKEND_HIP = 2, GP_BACKEND_OPENCL = 3 } gp_backend_id;
+
+/* CUDA: the CUdevice (ordinal) and the device's primary CUcontext, which gpuport works in, as the
+ * CUDA runtime does. HIP: the hipDevice_t (ordinal). OpenCL: the cl_platform_id, cl_device_id
+ * and the cl_context gpuport made for the device. Valid while the process runs; owned by
+ * gpuport: never release or destroy them (retain your own reference to keep one longer). */
+typedef struct gp_native_device {
+    gp_backend_id backend;
+    int ordinal;    /* CUDA, HIP; -1 on OpenCL */
+    void *context;  /* CUDA: CUcontext; OpenCL: cl_context; HIP: NULL */
+    void *platform; /* OpenCL: cl_platform_id */
+    void *device;   /* OpenCL: cl_device_id */
+} gp_native_device;
+
+/* CUstream, hipStream_t or cl_command_queue (in order). Valid until gp_stream_destroy; owned by
+ * gpuport unless it came from gp_stream_wrap with GP_BORROW. */
+typedef struct gp_native_stream {
+    gp_backend_id backend;
+    void *stream;
+} gp_native_stream;
+
+/* A buffer's memory. CUDA and HIP: device_ptr (a CUdeviceptr, or a HIP device pointer as an
+ * integer), and for pinned and mapped buffers host, the host address. OpenCL: mem (a cl_mem),
+ * and host for registered memory (gp_buffer_register_host; others map with gp_buffer_map).
+ * bytes is the buffer's size. Valid until gp_buffer_destroy; never free it yourself unless
+ * you wrapped it with GP_BORROW. */
+typedef struct gp_native_buffer {
+    gp_backend_id backend;
+    uint64_t device_ptr;
+    void *mem;
+    void *host;
+    size_t bytes;
+} gp_native_buffer;
+
+/* CUevent or hipEvent_t, valid until gp_event_destroy. OpenCL: the cl_event of the last
+ * gp_event_record (NULL before one), valid until the next record or the destroy: retain it
+ * (clRetainEvent) to keep it longer. */
+typedef struct gp_native_event {
+    gp_backend_id backend;
+    void *event;
+} gp_native_event;
+
+GP_API gp_status gp_device_get_native(const gp_device *device, gp_native_device *native);
+/* The one call that takes no NULL stream: get the default one with gp_stream_get_default. */
+GP_API gp_status gp_stream_get_native(const gp_stream *stream, gp_native_stream *native);
+GP_API gp_status gp_buffer_get_native(const gp_buffer *buffer, gp_native_buffer *native);
+GP_API gp_status gp_event_get_native(const gp_event *event, gp_native_event *native);
+
+/* Who frees a wrapped handle: GP_BORROW, the caller, after destroying the gpuport object;
+ * GP_ADOPT, gpuport, when the object is destroyed (cuMemFree, hipFree, clReleaseMemObject;
+ * cuStreamDestroy, hipStreamDestroy, clReleaseCommandQueue). */
+typedef enum gp_ownership { GP_BORROW = 0, GP_ADOPT = 1 } gp_ownership;
+
+/* A buffer over existing memory of the device: native->device_ptr (CUDA, HIP) or native->mem
+ * (OpenCL), and native->bytes of it (0: to the end of the allocation). What can be checked is:
+ * the backend is the device's, the memory is the device's (its context; another context's or
+ * device's is GP_ERROR_DEVICE_MISMATCH), the allocation holds that many bytes; otherwise
+ * GP_ERROR_INVALID_ARGUMENT and nothing is taken. A pointer that is no vendor object at all (a
+ * freed cl_mem, a random CUstream) cannot be told from one: like the vendor's API, that is the
+ * caller's bug, as is using a wrapped buffer after its memory was freed. Wrapped buffers work
+ * with every gp_ call, the primitives included. */
+GP_API gp_status gp_buffer_wrap(gp_device *device, const gp_native_buffer *native, gp_ownership ownership,
+                                gp_buffer **buffer);
+/* Host memory of the caller's (bytes from host, which stays the caller's to free after the
+ * buffer is destroyed) as a pinned buffer, without copying: cuMemHostRegister, hipHostRegister
+ * or CL_MEM_USE_HOST_PTR. Its contents are the memory itself whenever the buffer is mapped,
+ * and after any call that waits for the stream that last wrote it. */
+GP_API gp_status gp_buffer_register_host(gp_device *device, void *host, size_t bytes, gp_buffer **buffer);
+/* A stream of the caller's (native->stream, of this device and, on OpenCL, in order) as a
+ * gp_stream: gpuport's work on it is ordered with the caller's own. On OpenCL, events recorded
+ * on a queue made without CL_QUEUE_PROFILING_ENABLE have no time (gp_event_elapsed_ms is
+ * GP_ERROR_UNSUPPORTED). CUDA's NULL stream (the legacy default stream) is accepted. */
+GP_API gp_status gp_stream_wrap(gp_device *device, const gp_native_stream *native, gp_ownership ownership,
+                                gp_stream **stream);
 
 /* ---- Programs, kernels and launches ------------------------------------------------------ */
 

@@ -86,5 +86,9 @@ extern const struct CMUnitTest tst_gemm_tests[];
 extern const size_t tst_gemm_tests_count;
 extern const struct CMUnitTest tst_cache_tests[];
 extern const size_t tst_cache_tests_count;
+extern const struct CMUnitTest tst_interop_tests[];
+extern const size_t tst_interop_tests_count;
+extern const struct CMUnitTest tst_pair_tests[];
+extern const size_t tst_pair_tests_count;
 
 #endif

@@ -1,9 +1,12 @@
-/* Runner: every cmocka group once per selected device; exit 77 when the backend has no device. */
+/* Runner: every cmocka group once per selected device (or --repeat N times in one process,
+ * printing the host's RSS after each round, for soak runs); exit 77 when the backend has no
+ * device. */
 #include "common.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const struct {
     const char *name;
@@ -24,6 +27,8 @@ static const struct {
     {"scan", tst_scan_tests, &tst_scan_tests_count},
     {"stencil", tst_stencil_tests, &tst_stencil_tests_count},
     {"gemm", tst_gemm_tests, &tst_gemm_tests_count},
+    {"interop", tst_interop_tests, &tst_interop_tests_count},
+    {"pairs", tst_pair_tests, &tst_pair_tests_count},
 };
 
 /* 1 when spec ("opencl:0") is one of the comma-separated entries of list. */
@@ -43,19 +48,34 @@ static int spec_listed(const char *list, const char *spec)
 
 static int usage(const char *argv0)
 {
-    fprintf(stderr, "usage: %s [--backend cuda|hip|opencl] [--group NAME]\n"
+    fprintf(stderr, "usage: %s [--backend cuda|hip|opencl] [--group NAME]... [--repeat N]\n"
                     "GPUPORT_TEST_DEVICES=opencl:0,cuda:0 limits the devices.\n", argv0);
     return 2;
 }
 
+static double rss_mib(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    long pages = 0, resident = 0;
+    if (f) {
+        if (fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+        fclose(f);
+    }
+    return (double)resident * (double)sysconf(_SC_PAGESIZE) / 1048576.0;
+}
+
 int main(int argc, char **argv)
 {
-    const char *backend = NULL, *only_group = NULL;
+    const char *backend = NULL, *only[16];
+    size_t nonly = 0;
+    long repeat = 1;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc)
             backend = argv[++i];
-        else if (strcmp(argv[i], "--group") == 0 && i + 1 < argc)
-            only_group = argv[++i];
+        else if (strcmp(argv[i], "--group") == 0 && i + 1 < argc && nonly < 16)
+            only[nonly++] = argv[++i];
+        else if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc && (repeat = atol(argv[++i])) > 0)
+            continue;
         else
             return usage(argv[0]);
     }
@@ -107,12 +127,15 @@ int main(int argc, char **argv)
     }
 
     int failed = 0;
+    for (long round = 1; round <= repeat; round++) {
     for (size_t d = 0; d < nselected; d++) {
         tst_dev = all[selected[d]];
         if (gp_device_get_info(tst_dev, &tst_info) != GP_SUCCESS)
             return 1;
         for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
-            if (only_group && strcmp(only_group, groups[g].name) != 0)
+            int wanted = nonly == 0;
+            for (size_t o = 0; o < nonly; o++) wanted |= strcmp(only[o], groups[g].name) == 0;
+            if (!wanted)
                 continue;
             char name[512];
             snprintf(name, sizeof name, "%s:%zu (%s) %s", tst_info.backend, tst_info.backend_index, tst_info.name,
@@ -121,6 +144,11 @@ int main(int argc, char **argv)
             fflush(stdout);
             failed += _cmocka_run_group_tests(name, groups[g].tests, *groups[g].count, NULL, NULL);
         }
+    }
+    if (repeat > 1) {
+        printf("=== round %ld of %ld: %d failed so far, RSS %.1f MiB\n", round, repeat, failed, rss_mib());
+        fflush(stdout);
+    }
     }
     free(all);
     free(selected);

@@ -96,6 +96,33 @@ typedef struct gp__backend {
     gp_status (*blas_gemm)(void *dev, void *stream, gp_type type, int trans_a, int trans_b, size_t m, size_t n,
                            size_t k, double alpha, void *a, size_t a_off, size_t lda, void *b, size_t b_off,
                            size_t ldb, double beta, void *c, size_t c_off, size_t ldc);
+
+    /* ---- Interop: the vendor's handles out and in (gpuport.h's gp_native_*) ---- */
+    gp_status (*native_device)(void *dev, gp_native_device *out);
+    gp_status (*native_stream)(void *dev, void *stream, gp_native_stream *out);
+    gp_status (*native_buffer)(void *dev, void *buf, gp_native_buffer *out);
+    gp_status (*native_event)(void *dev, void *event, gp_native_event *out);
+    /* Existing memory of this device as a buffer, checked as far as the vendor can tell (its
+     * context, the allocation's size; bytes 0 takes the rest of the allocation). adopt: freed
+     * by buffer_destroy; else left to its owner. Fills *bytes and *memory (what it is). */
+    gp_status (*buffer_wrap)(void *dev, const gp_native_buffer *native, int adopt, void **buf, size_t *bytes,
+                             gp_memory *memory);
+    /* Host memory the caller keeps, made a pinned buffer of the device without copying;
+     * buffer_destroy unregisters it and frees nothing of the caller's. */
+    gp_status (*buffer_register)(void *dev, void *host, size_t bytes, void **buf);
+    /* An existing stream of this device (checked), for core's gp_stream; core calls
+     * stream_destroy on it only when it was adopted. */
+    gp_status (*stream_wrap)(void *dev, const gp_native_stream *native, void **stream);
+    /* Two devices of this plugin: 1 when a copy between them can go device to device, which
+     * copy_peer then queues on stream (a stream of either). NULL where the backend has none. */
+    int (*can_copy_peer)(void *dst_dev, void *src_dev);
+    gp_status (*copy_peer)(void *dst_dev, void *stream, void *dst, size_t dst_off, void *src_dev, void *src,
+                           size_t src_off, size_t bytes, int blocking);
+    /* 1 when stream_wait_event takes an event of another device of this plugin. */
+    int events_across_devices;
+    /* 1 when buffer_map also maps device buffers: without a copy where the device shares the
+     * host's memory (core offers it only there). */
+    int maps_device_buffers;
 } gp__backend;
 
 /* The one symbol each plugin exports. */

@@ -42,6 +42,7 @@ struct gp_stream {
     /* The caller's handle, plus one for each gp_device_synchronize waiting on the stream: the
      * last release frees it, so a stream destroyed meanwhile stays valid for that wait. */
     atomic_int refs;
+    int owned; /* 0 for a stream wrapped with GP_BORROW: the plugin's stream is the caller's */
     /* The primitives' scratch memory; the lock keeps one primitive's launches together, so
      * that two threads sharing the stream never interleave on the same scratch. */
     pthread_mutex_t lock;
@@ -89,6 +90,13 @@ gp_status gp__stream_for(gp_stream *stream, gp_device *dev, const char *what, gp
 /* registry.c: fn on the default stream of every device, up to the first failure (what a NULL
  * stream means where a call has no device to take one from). */
 gp_status gp__each_default_stream(gp_status (*fn)(gp_stream *stream));
+/* memory.c: 1 when gp_buffer_map gives the buffer's memory itself to the host. */
+int gp__host_addressable(const gp_buffer *b);
+/* transfer.c: a copy between buffers of two devices, ranges checked (gpuport.h says how). */
+gp_status gp__copy_between(gp_stream *stream, gp_buffer *dst, size_t doff, gp_buffer *src, size_t soff, size_t bytes,
+                           int blocking, const char *fn);
+/* A gp_stream around the plugin's stream impl, listed with the device. */
+gp_status gp__stream_add(gp_device *device, void *impl, int owned, gp_stream **stream);
 /* Drops a reference taken with atomic_fetch_add(&s->refs, 1); the last one frees the stream. */
 void gp__stream_unref(gp_stream *stream);
 
@@ -114,6 +122,9 @@ int gp__topic_listed(const char *list, const char *topic);
  * leave its place there, brackets balanced and comments and literals closed, with no
  * preprocessor line or line splice; statements allows ';' and braces (a map snippet). */
 int gp__check_user_code(const char *text, int statements, char *why, size_t len);
+/* The parameter count of kernel `name` as src declares it ("GP_KERNEL void name(...)"), or
+ * (size_t)-1 when the declaration is not found: for backends whose runtime cannot say. */
+size_t gp__count_params(const char *src, const char *name);
 
 /* builtin.c: the built-in kernels and what the primitives share. */
 /* The kernel `name` of a built-in source (kernels/<file>.gp text, embedded in libgpuport) built

@@ -11,6 +11,11 @@ static gp_status check_range(const gp_buffer *b, size_t off, size_t bytes, const
     return GP_SUCCESS;
 }
 
+int gp__host_addressable(const gp_buffer *b)
+{
+    return b->memory != GP_MEMORY_DEVICE || (b->dev->info.unified_memory && b->be->maps_device_buffers);
+}
+
 static gp_status check_unmapped(gp_buffer *b, const char *fn)
 {
     if (atomic_load(&b->mapped))
@@ -93,10 +98,10 @@ gp_status gp_buffer_map(gp_stream *stream, gp_buffer *buffer, void **host)
 {
     GP__CHECK_HANDLE(buffer, "buffer");
     GP__CHECK_OUT(host, "host");
-    if (buffer->memory == GP_MEMORY_DEVICE)
+    if (!gp__host_addressable(buffer))
         return gp__fail(GP_ERROR_INVALID_ARGUMENT,
-                        "gp_buffer_map: only pinned and mapped buffers can be mapped; read device buffers with "
-                        "gp_buffer_read");
+                        "gp_buffer_map: only pinned and mapped buffers, and device buffers of a device that shares "
+                        "the host's memory, can be mapped; read device buffers with gp_buffer_read");
     pthread_mutex_lock(&buffer->map_lock);
     gp_status st = check_unmapped(buffer, "gp_buffer_map");
     void *h = NULL;
@@ -158,16 +163,13 @@ static gp_status do_copy(gp_stream *stream, gp_buffer *dst, size_t doff, gp_buff
 {
     GP__CHECK_HANDLE(dst, "dst");
     GP__CHECK_HANDLE(src, "src");
-    if (dst->dev != src->dev)
-        return gp__fail(GP_ERROR_DEVICE_MISMATCH, "%s: src is on %s:%zu and dst on %s:%zu; copy through the host", fn,
-                        src->dev->info.backend, src->dev->info.backend_index, dst->dev->info.backend,
-                        dst->dev->info.backend_index);
     gp_status st = check_range(dst, doff, bytes, fn, "destination");
     if (st == GP_SUCCESS) st = check_range(src, soff, bytes, fn, "source");
     if (st == GP_SUCCESS && dst == src && bytes && doff < soff + bytes && soff < doff + bytes)
         st = gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: source and destination ranges overlap", fn);
     if (st == GP_SUCCESS) st = check_unmapped(dst, fn);
     if (st == GP_SUCCESS) st = check_unmapped(src, fn);
+    if (st == GP_SUCCESS && dst->dev != src->dev) return gp__copy_between(stream, dst, doff, src, soff, bytes, blocking, fn);
     if (st == GP_SUCCESS) st = gp__stream_for(stream, dst->dev, fn, &stream);
     if (st != GP_SUCCESS || bytes == 0) return st;
     gp__trace_token *t = gp__trace_begin(stream);

@@ -2,6 +2,7 @@
  * GPUPORT_DEBUG topics. Pure functions of their input, so that tests/fuzz can drive each alone. */
 #include "internal.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -99,15 +100,30 @@ int gp__check_user_code(const char *text, int statements, char *why, size_t len)
 {
     char stack[64];
     size_t depth = 0;
+    /* Trigraphs (??/ is a backslash) and line splices act before comments and literals are
+     * seen, so they are refused anywhere; a backslash is only an escape inside a literal. */
+    if (strstr(text, "??")) {
+        snprintf(why, len, "'?\?' is not allowed (trigraphs)");
+        return 0;
+    }
     for (const char *p = text; *p; p++) {
         char c = *p;
         if (c == '/' && p[1] == '/') {
-            p += strcspn(p, "\n");
+            size_t n = strcspn(p, "\n\\");
+            if (p[n] == '\\') {
+                snprintf(why, len, "a backslash is not allowed in a comment (line splices)");
+                return 0;
+            }
+            p += n;
             if (!*p) break;
         } else if (c == '/' && p[1] == '*') {
             const char *end = strstr(p + 2, "*/");
             if (!end) {
                 snprintf(why, len, "a /* comment is not closed");
+                return 0;
+            }
+            if (memchr(p, '\\', (size_t)(end - p))) {
+                snprintf(why, len, "a backslash is not allowed in a comment (line splices)");
                 return 0;
             }
             p = end + 1;
@@ -118,8 +134,10 @@ int gp__check_user_code(const char *text, int statements, char *why, size_t len)
                 snprintf(why, len, "a %s literal is not closed on its line", c == '"' ? "string" : "character");
                 return 0;
             }
-        } else if (c == '#' || c == '\\') {
-            snprintf(why, len, "'%c' is not allowed: no preprocessor lines or line splices", c);
+        } else if (c == '#' || c == '\\' || (c == '%' && (p[1] == '>' || p[1] == ':')) ||
+                   (c == '<' && (p[1] == '%' || p[1] == ':')) || (c == ':' && p[1] == '>')) {
+            snprintf(why, len, "'%.*s' is not allowed: no preprocessor lines, line splices or digraphs",
+                     c == '#' || c == '\\' ? 1 : 2, p);
             return 0;
         } else if (c == '(' || c == '[' || (c == '{' && statements)) {
             if (depth == sizeof stack) {
@@ -145,4 +163,31 @@ int gp__check_user_code(const char *text, int statements, char *why, size_t len)
         return 0;
     }
     return 1;
+}
+
+size_t gp__count_params(const char *src, const char *name)
+{
+    size_t nlen = strlen(name);
+    for (const char *p = src ? strstr(src, "GP_KERNEL") : NULL; p; p = strstr(p + 1, "GP_KERNEL")) {
+        const char *q = p + strlen("GP_KERNEL");
+        while (isspace((unsigned char)*q)) q++;
+        if (strncmp(q, "void", 4) != 0) continue;
+        q += 4;
+        while (isspace((unsigned char)*q)) q++;
+        if (strncmp(q, name, nlen) != 0) continue;
+        q += nlen;
+        while (isspace((unsigned char)*q)) q++;
+        if (*q != '(') continue;
+        size_t commas = 0, depth = 0;
+        int words = 0;
+        for (q++; *q && !(*q == ')' && depth == 0); q++) {
+            if (*q == '(') depth++;
+            else if (*q == ')') depth--;
+            else if (*q == ',' && depth == 0) commas++;
+            else if (!isspace((unsigned char)*q)) words = 1;
+        }
+        if (!*q) return (size_t)-1;
+        return words ? commas + 1 : 0;
+    }
+    return (size_t)-1;
 }

@@ -167,35 +167,6 @@ gp_status gp_program_get_info(const gp_program *program, gp_program_info *info)
     return GP_SUCCESS;
 }
 
-/* The parameter count of kernel `name` as its source declares it ("GP_KERNEL void name(...)"),
- * or (size_t)-1 when the declaration is not found: for backends whose runtime cannot say. */
-static size_t count_params(const char *src, const char *name)
-{
-    size_t nlen = strlen(name);
-    for (const char *p = src ? strstr(src, "GP_KERNEL") : NULL; p; p = strstr(p + 1, "GP_KERNEL")) {
-        const char *q = p + strlen("GP_KERNEL");
-        while (isspace((unsigned char)*q)) q++;
-        if (strncmp(q, "void", 4) != 0) continue;
-        q += 4;
-        while (isspace((unsigned char)*q)) q++;
-        if (strncmp(q, name, nlen) != 0) continue;
-        q += nlen;
-        while (isspace((unsigned char)*q)) q++;
-        if (*q != '(') continue;
-        size_t commas = 0, depth = 0;
-        int words = 0;
-        for (q++; *q && !(*q == ')' && depth == 0); q++) {
-            if (*q == '(') depth++;
-            else if (*q == ')') depth--;
-            else if (*q == ',' && depth == 0) commas++;
-            else if (!isspace((unsigned char)*q)) words = 1;
-        }
-        if (!*q) return (size_t)-1;
-        return words ? commas + 1 : 0;
-    }
-    return (size_t)-1;
-}
-
 gp_status gp_kernel_create(gp_program *program, const char *name, gp_kernel **kernel)
 {
     GP__CHECK_HANDLE(program, "program");
@@ -209,7 +180,7 @@ gp_status gp_kernel_create(gp_program *program, const char *name, gp_kernel **ke
         free(k);
         return st;
     }
-    if (k->props.nargs == (size_t)-1) k->props.nargs = count_params(program->source, name);
+    if (k->props.nargs == (size_t)-1) k->props.nargs = gp__count_params(program->source, name);
     k->be = program->be;
     k->dev = program->dev;
     k->program = program;

@@ -104,6 +104,7 @@ static void open_devices(const gp__backend *be, gp_backend_info *bi, size_t coun
         }
         s->be = be;
         s->dev = dev;
+        s->owned = 1;
         atomic_init(&s->refs, 1);
         pthread_mutex_init(&s->lock, NULL);
         dev->default_stream = s;

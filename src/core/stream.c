@@ -14,19 +14,14 @@ gp_status gp__stream_for(gp_stream *stream, gp_device *dev, const char *what, gp
     return GP_SUCCESS;
 }
 
-gp_status gp_stream_create(gp_device *device, gp_stream **stream)
+gp_status gp__stream_add(gp_device *device, void *impl, int owned, gp_stream **stream)
 {
-    GP__CHECK_HANDLE(device, "device");
-    GP__CHECK_OUT(stream, "stream");
     gp_stream *s = calloc(1, sizeof *s);
-    if (!s) return gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "gp_stream_create: no host memory for the handle");
-    gp_status st = device->be->stream_create(device->impl, &s->impl);
-    if (st != GP_SUCCESS) {
-        free(s);
-        return st;
-    }
+    if (!s) return gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "no host memory for the stream's handle");
     s->be = device->be;
     s->dev = device;
+    s->impl = impl;
+    s->owned = owned;
     atomic_init(&s->refs, 1);
     pthread_mutex_init(&s->lock, NULL);
     pthread_mutex_lock(&device->lock);
@@ -37,12 +32,23 @@ gp_status gp_stream_create(gp_device *device, gp_stream **stream)
     return GP_SUCCESS;
 }
 
+gp_status gp_stream_create(gp_device *device, gp_stream **stream)
+{
+    GP__CHECK_HANDLE(device, "device");
+    GP__CHECK_OUT(stream, "stream");
+    void *impl = NULL;
+    gp_status st = device->be->stream_create(device->impl, &impl);
+    if (st == GP_SUCCESS && (st = gp__stream_add(device, impl, 1, stream)) != GP_SUCCESS)
+        device->be->stream_destroy(device->impl, impl);
+    return st;
+}
+
 void gp__stream_unref(gp_stream *stream)
 {
     if (atomic_fetch_sub(&stream->refs, 1) != 1) return;
     gp__trace_forget(stream);
     gp__stream_release(stream);
-    stream->be->stream_destroy(stream->dev->impl, stream->impl);
+    if (stream->owned) stream->be->stream_destroy(stream->dev->impl, stream->impl);
     free(stream);
 }
 
@@ -119,11 +125,10 @@ gp_status gp_stream_wait_event(gp_stream *stream, gp_event *event)
 {
     GP__CHECK_HANDLE(event, "event");
     if (!stream) stream = event->dev->default_stream;
-    if (stream->dev != event->dev)
-        return gp__fail(GP_ERROR_DEVICE_MISMATCH, "gp_stream_wait_event: the event is on %s:%zu, the stream on %s:%zu",
-                        event->dev->info.backend, event->dev->info.backend_index, stream->dev->info.backend,
-                        stream->dev->info.backend_index);
     if (!atomic_load(&event->recorded)) return GP_SUCCESS; /* nothing to wait for, as in CUDA */
+    /* An event of another device: on the device where its plugin can, else on the host. */
+    if (stream->dev != event->dev && !(stream->be == event->be && stream->be->events_across_devices))
+        return gp_event_synchronize(event);
     return stream->be->stream_wait_event(stream->dev->impl, stream->impl, event->impl);
 }
 

@@ -219,3 +219,78 @@ int gp__ch_vendor_param_sizes(ch_function fn, size_t *sizes, size_t max, size_t 
     *n = i;
     return i < 32768;
 }
+
+/* ---- Interop ---- */
+
+void *gp__ch_vendor_context(gp__ch_device *d)
+{
+    return d->v.ctx;
+}
+
+gp_status gp__ch_vendor_owns(gp__ch_device *d, ch_dptr ptr)
+{
+    CUcontext ctx = NULL;
+    CUresult r = gp__ch.pointer_get_attribute(&ctx, CU_POINTER_ATTRIBUTE_CONTEXT, ptr);
+    if (r != CUDA_SUCCESS) {
+        gp__ch_host->set_error("0x%llx is no memory CUDA knows (cuPointerGetAttribute: %s (%d))", (unsigned long long)ptr,
+                               gp__ch_vendor_error_name(r), (int)r);
+        return GP_ERROR_INVALID_ARGUMENT;
+    }
+    if (ctx != d->v.ctx) {
+        gp__ch_host->set_error("0x%llx belongs to another CUDA context than the primary context of %s, which gpuport "
+                               "uses (memory of another device, or of a context of its own; cudaMalloc allocates in "
+                               "the primary context)",
+                               (unsigned long long)ptr, d->name);
+        return GP_ERROR_DEVICE_MISMATCH;
+    }
+    return GP_SUCCESS;
+}
+
+gp_status gp__ch_vendor_stream_check(gp__ch_device *d, ch_stream stream)
+{
+    CUcontext ctx = NULL;
+    if (!gp__ch.stream_get_ctx) {
+        gp__ch_host->set_error("the CUDA driver here lacks cuStreamGetCtx; update it");
+        return GP_ERROR_UNSUPPORTED;
+    }
+    CUresult r = gp__ch.stream_get_ctx(stream, &ctx);
+    if (r != CUDA_SUCCESS) {
+        gp__ch_host->set_error("the native stream is no CUDA stream (cuStreamGetCtx: %s (%d))",
+                               gp__ch_vendor_error_name(r), (int)r);
+        return GP_ERROR_INVALID_ARGUMENT;
+    }
+    if (ctx != d->v.ctx) {
+        gp__ch_host->set_error("the native stream belongs to another CUDA context than the primary context of %s",
+                               d->name);
+        return GP_ERROR_DEVICE_MISMATCH;
+    }
+    return GP_SUCCESS;
+}
+
+int gp__ch_vendor_can_peer(gp__ch_device *dst, gp__ch_device *src)
+{
+    int can = 0;
+    return gp__ch.device_can_access_peer(&can, dst->device, src->device) == CUDA_SUCCESS && can;
+}
+
+gp_status gp__ch_vendor_copy_peer(gp__ch_device *dst, ch_dptr to, gp__ch_device *src, ch_dptr from, size_t bytes,
+                                  ch_stream stream)
+{
+    if (!gp__ch.ctx_enable_peer_access || !gp__ch.memcpy_peer_async) {
+        gp__ch_host->set_error("the CUDA driver here lacks peer copies; update it");
+        return GP_ERROR_UNSUPPORTED;
+    }
+    /* Each context reaches the other's memory directly from the first copy on (enabling twice
+     * is refused as already done, which is fine). */
+    gp__ch_device *pair[2][2] = {{dst, src}, {src, dst}};
+    for (int i = 0; i < 2; i++) {
+        gp_status st = gp__ch_vendor_enter(pair[i][0]);
+        if (st != GP_SUCCESS)
+            return st;
+        CUresult r = gp__ch.ctx_enable_peer_access(pair[i][1]->v.ctx, 0);
+        if (r != CUDA_SUCCESS && r != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)
+            return gp__ch_fail(r, "enabling peer access");
+    }
+    CUresult r = gp__ch.memcpy_peer_async(to, dst->v.ctx, from, src->v.ctx, bytes, stream);
+    return r == CUDA_SUCCESS ? GP_SUCCESS : gp__ch_fail(r, "copying between devices (cuMemcpyPeerAsync)");
+}

@@ -50,6 +50,14 @@ typedef nvrtcProgram ch_rtc_program;
 /* Device pointers are integers in CUDA. */
 #define CH_DPTR_ADD(p, off) ((p) + (CUdeviceptr)(off))
 #define CH_DPTR_IS_NULL(p) ((p) == 0)
+#define CH_DPTR_FROM_U64(u) ((CUdeviceptr)(u))
+#define CH_DPTR_TO_U64(p) ((uint64_t)(p))
+
+/* Interop: what a pointer is, and how host memory is registered. */
+#define CH_POINTER_ATTR_MEMORY_TYPE CU_POINTER_ATTRIBUTE_MEMORY_TYPE
+#define CH_POINTER_ATTR_HOST_POINTER CU_POINTER_ATTRIBUTE_HOST_POINTER
+#define CH_MEMORYTYPE_HOST CU_MEMORYTYPE_HOST
+#define CH_HOSTREGISTER_FLAGS (CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP)
 
 /* X(field, function the prototype is taken from, symbol name). The symbol is the one cuda.h
  * maps the name to (cuMemAlloc -> cuMemAlloc_v2), except where that mapping needs a newer
@@ -96,6 +104,18 @@ typedef nvrtcProgram ch_rtc_program;
     X(module_get_function, cuModuleGetFunction, CH_S(cuModuleGetFunction))                     \
     X(func_get_attribute, cuFuncGetAttribute, CH_S(cuFuncGetAttribute))                        \
     X(launch_kernel, cuLaunchKernel, CH_S(cuLaunchKernel))
+
+/* Interop (native handles in and out, peer copies): resolved when the driver has them; the
+ * calls that need them say so when it does not. */
+#define CH_INTEROP_API(X)                                                                      \
+    X(pointer_get_attribute, cuPointerGetAttribute, CH_S(cuPointerGetAttribute))               \
+    X(mem_get_address_range, cuMemGetAddressRange, CH_S(cuMemGetAddressRange))                 \
+    X(host_register, cuMemHostRegister, CH_S(cuMemHostRegister))                               \
+    X(host_unregister, cuMemHostUnregister, CH_S(cuMemHostUnregister))                         \
+    X(device_can_access_peer, cuDeviceCanAccessPeer, CH_S(cuDeviceCanAccessPeer))              \
+    X(stream_get_ctx, cuStreamGetCtx, CH_S(cuStreamGetCtx))                                    \
+    X(ctx_enable_peer_access, cuCtxEnablePeerAccess, CH_S(cuCtxEnablePeerAccess))              \
+    X(memcpy_peer_async, cuMemcpyPeerAsync, CH_S(cuMemcpyPeerAsync))
 
 /* Entry points a driver may lack; the field stays NULL. */
 #define CH_DRIVER_API_OPTIONAL(X) X(func_get_param_info, cuFuncGetParamInfo, CH_S(cuFuncGetParamInfo))

@@ -40,6 +40,11 @@
  *     hipSetDevice, hiprtcGetCode...) may be added freely; only the vendor .c uses them.
  *     The symbol string is what dlsym looks up: stringify after macro expansion (HIP maps
  *     some names to versioned symbols, as cuda.h does with _v2);
+ *   - CH_INTEROP_API(X): the entry points of native handles and peer copies, resolved when the
+ *     driver has them (pointer_get_attribute, mem_get_address_range, host_register,
+ *     host_unregister, device_can_access_peer, plus vendor-only ones), with
+ *     CH_DPTR_FROM_U64 and CH_DPTR_TO_U64, CH_POINTER_ATTR_MEMORY_TYPE and
+ *     CH_POINTER_ATTR_HOST_POINTER, CH_MEMORYTYPE_HOST and CH_HOSTREGISTER_FLAGS;
  *   - the vendor BLAS, declared by the binding itself (its headers are not needed to build):
  *     CH_BLAS_TITLE ("rocBLAS"), typedefs ch_blas_handle, ch_blas_status and ch_blas_op (enums
  *     passed as int), CH_BLAS_SUCCESS, CH_BLAS_ALLOC_FAILED, CH_BLAS_OP_N, CH_BLAS_OP_T, and
@@ -72,6 +77,7 @@
 typedef struct gp__ch_api {
     CH_DRIVER_API(CH__FIELD)
     CH_DRIVER_API_OPTIONAL(CH__FIELD)
+    CH_INTEROP_API(CH__FIELD)
     CH_RTC_API(CH__FIELD)
     CH_BLAS_API(CH__FIELD)
     CH_BLAS_API_OPTIONAL(CH__FIELD)
@@ -104,6 +110,8 @@ typedef struct ch_buffer {
     void *host;  /* pinned and mapped buffers: the host address */
     size_t bytes;
     gp_memory memory;
+    int owned;      /* freed by buffer_destroy (0: the caller's, wrapped with GP_BORROW) */
+    int registered; /* the caller's host memory, registered: unregistered, never freed */
 } ch_buffer;
 
 /* Kinds of code a binary holds (the program_build header). */
@@ -180,5 +188,16 @@ int gp__ch_vendor_code_ok(int kind, const void *code, size_t bytes);
 /* Parameter sizes of a kernel: the first max into sizes, the count of all into *n; returns 0
  * when the driver cannot tell. */
 int gp__ch_vendor_param_sizes(ch_function fn, size_t *sizes, size_t max, size_t *n);
+
+/* Interop. The context gp_native_device names (CUDA: the primary one; HIP: NULL). owns:
+ * GP_SUCCESS when ptr is memory of device d (CUDA: of its context; HIP: of its ordinal), else an
+ * error with the message set. stream_check: likewise for a stream (what the driver can tell).
+ * can_peer and copy_peer: device-to-device copies between two devices of the plugin. */
+void *gp__ch_vendor_context(gp__ch_device *d);
+gp_status gp__ch_vendor_owns(gp__ch_device *d, ch_dptr ptr);
+gp_status gp__ch_vendor_stream_check(gp__ch_device *d, ch_stream stream);
+int gp__ch_vendor_can_peer(gp__ch_device *dst, gp__ch_device *src);
+gp_status gp__ch_vendor_copy_peer(gp__ch_device *dst, ch_dptr to, gp__ch_device *src, ch_dptr from, size_t bytes,
+                                  ch_stream stream);
 
 #endif /* GPUPORT_CUHIP_H */

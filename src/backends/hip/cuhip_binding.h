@@ -51,6 +51,14 @@ typedef hiprtcProgram ch_rtc_program;
 /* Device pointers are void * in HIP. */
 #define CH_DPTR_ADD(p, off) ((void *)((char *)(p) + (off)))
 #define CH_DPTR_IS_NULL(p) ((p) == NULL)
+#define CH_DPTR_FROM_U64(u) ((void *)(uintptr_t)(u))
+#define CH_DPTR_TO_U64(p) ((uint64_t)(uintptr_t)(p))
+
+/* Interop: what a pointer is, and how host memory is registered. */
+#define CH_POINTER_ATTR_MEMORY_TYPE HIP_POINTER_ATTRIBUTE_MEMORY_TYPE
+#define CH_POINTER_ATTR_HOST_POINTER HIP_POINTER_ATTRIBUTE_HOST_POINTER
+#define CH_MEMORYTYPE_HOST hipMemoryTypeHost
+#define CH_HOSTREGISTER_FLAGS (hipHostRegisterPortable | hipHostRegisterMapped)
 
 /* X(field, function the prototype is taken from, symbol name); the symbol is the one the
  * headers map the name to (ROCm 6 headers rename a few, e.g. hipGetDevicePropertiesR0600). */
@@ -93,6 +101,18 @@ typedef hiprtcProgram ch_rtc_program;
     X(module_get_function, hipModuleGetFunction, CH_S(hipModuleGetFunction))                   \
     X(func_get_attribute, hipFuncGetAttribute, CH_S(hipFuncGetAttribute))                      \
     X(launch_kernel, hipModuleLaunchKernel, CH_S(hipModuleLaunchKernel))
+
+/* Interop (native handles in and out, peer copies): resolved when the driver has them; the
+ * calls that need them say so when it does not. */
+#define CH_INTEROP_API(X)                                                                      \
+    X(pointer_get_attribute, hipPointerGetAttribute, CH_S(hipPointerGetAttribute))             \
+    X(mem_get_address_range, hipMemGetAddressRange, CH_S(hipMemGetAddressRange))               \
+    X(host_register, hipHostRegister, CH_S(hipHostRegister))                                   \
+    X(host_unregister, hipHostUnregister, CH_S(hipHostUnregister))                             \
+    X(device_can_access_peer, hipDeviceCanAccessPeer, CH_S(hipDeviceCanAccessPeer))            \
+    X(stream_get_flags, hipStreamGetFlags, CH_S(hipStreamGetFlags))                            \
+    X(device_enable_peer_access, hipDeviceEnablePeerAccess, CH_S(hipDeviceEnablePeerAccess))   \
+    X(memcpy_peer_async, hipMemcpyPeerAsync, CH_S(hipMemcpyPeerAsync))
 
 /* hipDeviceProp_t changed layout in ROCm 6, which keeps the old one as ...R0000. Built with
  * pre-6 headers, ask ROCm 6 for that one (a fresh ROCm 5 has only the plain name); hip.c takes

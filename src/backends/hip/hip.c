@@ -234,3 +234,66 @@ int gp__ch_vendor_param_sizes(ch_function fn, size_t *sizes, size_t max, size_t 
     return 0; /* HIP has no query for a kernel's parameters */
 }
 
+
+/* ---- Interop ---- */
+
+void *gp__ch_vendor_context(gp__ch_device *d)
+{
+    (void)d; /* HIP has no contexts to hand out */
+    return NULL;
+}
+
+gp_status gp__ch_vendor_owns(gp__ch_device *d, ch_dptr ptr)
+{
+    int ordinal = -1;
+    hipError_t r = gp__ch.pointer_get_attribute(&ordinal, HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL, ptr);
+    if (r != hipSuccess) {
+        gp__ch_host->set_error("%p is no memory HIP knows (hipPointerGetAttribute: %s (%d))", ptr,
+                               gp__ch_vendor_error_name(r), (int)r);
+        return GP_ERROR_INVALID_ARGUMENT;
+    }
+    if (ordinal != d->ordinal) {
+        gp__ch_host->set_error("%p is memory of HIP device %d, not of %s (device %d)", ptr, ordinal, d->name, d->ordinal);
+        return GP_ERROR_DEVICE_MISMATCH;
+    }
+    return GP_SUCCESS;
+}
+
+gp_status gp__ch_vendor_stream_check(gp__ch_device *d, ch_stream stream)
+{
+    (void)d; /* ROCm 5 cannot say which device a stream is of: only that it is a stream */
+    unsigned int flags = 0;
+    hipError_t r = gp__ch.stream_get_flags ? gp__ch.stream_get_flags(stream, &flags) : hipSuccess;
+    if (r != hipSuccess) {
+        gp__ch_host->set_error("the native stream is no HIP stream (hipStreamGetFlags: %s (%d))",
+                               gp__ch_vendor_error_name(r), (int)r);
+        return GP_ERROR_INVALID_ARGUMENT;
+    }
+    return GP_SUCCESS;
+}
+
+int gp__ch_vendor_can_peer(gp__ch_device *dst, gp__ch_device *src)
+{
+    int can = 0;
+    return gp__ch.device_can_access_peer(&can, dst->ordinal, src->ordinal) == hipSuccess && can;
+}
+
+gp_status gp__ch_vendor_copy_peer(gp__ch_device *dst, ch_dptr to, gp__ch_device *src, ch_dptr from, size_t bytes,
+                                  ch_stream stream)
+{
+    if (!gp__ch.device_enable_peer_access || !gp__ch.memcpy_peer_async) {
+        gp__ch_host->set_error("the HIP runtime here lacks peer copies; update it");
+        return GP_ERROR_UNSUPPORTED;
+    }
+    gp__ch_device *pair[2][2] = {{dst, src}, {src, dst}};
+    for (int i = 0; i < 2; i++) {
+        gp_status st = gp__ch_vendor_enter(pair[i][0]);
+        if (st != GP_SUCCESS)
+            return st;
+        hipError_t r = gp__ch.device_enable_peer_access(pair[i][1]->ordinal, 0);
+        if (r != hipSuccess && r != hipErrorPeerAccessAlreadyEnabled)
+            return gp__ch_fail(r, "enabling peer access");
+    }
+    hipError_t r = gp__ch.memcpy_peer_async(to, dst->ordinal, from, src->ordinal, bytes, stream);
+    return r == hipSuccess ? GP_SUCCESS : gp__ch_fail(r, "copying between devices (hipMemcpyPeerAsync)");
+}

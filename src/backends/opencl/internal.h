@@ -31,7 +31,8 @@
     X(clRetainEvent) X(clReleaseEvent) X(clCreateProgramWithSource) X(clCreateProgramWithBinary)        \
     X(clBuildProgram) X(clGetProgramInfo) X(clGetProgramBuildInfo) X(clReleaseProgram)                  \
     X(clCreateKernel) X(clReleaseKernel) X(clGetKernelInfo) X(clGetKernelWorkGroupInfo)                 \
-    X(clGetKernelArgInfo) X(clSetKernelArg) X(clEnqueueNDRangeKernel)
+    X(clGetKernelArgInfo) X(clSetKernelArg) X(clEnqueueNDRangeKernel)                                  \
+    X(clGetMemObjectInfo) X(clRetainMemObject) X(clGetCommandQueueInfo)
 
 typedef struct gp__cl_api {
 #define GP__CL_MEMBER(fn) __typeof__(&fn) fn;

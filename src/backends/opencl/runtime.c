@@ -602,8 +602,13 @@ static gp_status gp__cl_event_elapsed_ms(void *dev, void *start, void *end, doub
         cl_int err = CL_SUCCESS;
         if (st == GP_SUCCESS)
             err = gp__cl.clGetEventProfilingInfo(m[i], CL_PROFILING_COMMAND_END, sizeof t[i], &t[i], NULL);
-        if (err != CL_SUCCESS)
+        if (err == CL_PROFILING_INFO_NOT_AVAILABLE) {
+            gp__cl_host->set_error("the events were recorded on a command queue without CL_QUEUE_PROFILING_ENABLE "
+                                   "(one of the caller's, wrapped): they have no time");
+            st = GP_ERROR_UNSUPPORTED;
+        } else if (err != CL_SUCCESS) {
             st = gp__cl_fail("clGetEventProfilingInfo", err);
+        }
     }
     for (int i = 0; i < 2; i++)
         if (m[i])
@@ -611,6 +616,121 @@ static gp_status gp__cl_event_elapsed_ms(void *dev, void *start, void *end, doub
     if (st == GP_SUCCESS)
         *ms = t[1] >= t[0] ? (double)(t[1] - t[0]) / 1e6 : -(double)(t[0] - t[1]) / 1e6;
     return st;
+}
+
+/* ---- interop ----------------------------------------------------------------------------- */
+
+static gp_status gp__cl_native_device(void *dev, gp_native_device *out)
+{
+    gp__cl_dev *d = dev;
+    out->platform = d->platform;
+    out->device = d->id;
+    out->context = d->ctx;
+    return GP_SUCCESS;
+}
+
+static gp_status gp__cl_native_stream(void *dev, void *stream, gp_native_stream *out)
+{
+    out->stream = stream; /* the plugin's stream is the queue */
+    return GP_SUCCESS;
+}
+
+static gp_status gp__cl_native_buffer(void *dev, void *buf, gp_native_buffer *out)
+{
+    void *host = NULL;
+    cl_int err = gp__cl.clGetMemObjectInfo(buf, CL_MEM_HOST_PTR, sizeof host, &host, NULL);
+    if (err != CL_SUCCESS)
+        return gp__cl_fail("clGetMemObjectInfo(CL_MEM_HOST_PTR)", err);
+    out->mem = buf;
+    out->host = host; /* the registered memory of CL_MEM_USE_HOST_PTR, else NULL */
+    return GP_SUCCESS;
+}
+
+static gp_status gp__cl_native_event(void *dev, void *event, gp_native_event *out)
+{
+    gp__cl_event *e = event;
+    pthread_mutex_lock(&e->lock);
+    out->event = e->mark;
+    pthread_mutex_unlock(&e->lock);
+    return GP_SUCCESS;
+}
+
+static gp_status gp__cl_buffer_wrap(void *dev, const gp_native_buffer *native, int adopt, void **buf, size_t *bytes,
+                                    gp_memory *memory)
+{
+    gp__cl_dev *d = dev;
+    cl_mem m = native->mem;
+    cl_context ctx = NULL;
+    cl_mem_object_type type = 0;
+    cl_mem_flags flags = 0;
+    size_t size = 0;
+    cl_int err = m ? gp__cl.clGetMemObjectInfo(m, CL_MEM_CONTEXT, sizeof ctx, &ctx, NULL) : CL_INVALID_MEM_OBJECT;
+    if (err == CL_SUCCESS) err = gp__cl.clGetMemObjectInfo(m, CL_MEM_TYPE, sizeof type, &type, NULL);
+    if (err == CL_SUCCESS) err = gp__cl.clGetMemObjectInfo(m, CL_MEM_FLAGS, sizeof flags, &flags, NULL);
+    if (err == CL_SUCCESS) err = gp__cl.clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof size, &size, NULL);
+    char text[96];
+    if (err != CL_SUCCESS || type != CL_MEM_OBJECT_BUFFER) {
+        gp__cl_host->set_error("the native buffer's mem is no OpenCL buffer (%s)",
+                               err != CL_SUCCESS ? gp__cl_error_text(err, text, sizeof text) : "an image or pipe");
+        return GP_ERROR_INVALID_ARGUMENT;
+    }
+    if (ctx != d->ctx) {
+        gp__cl_host->set_error("the cl_mem belongs to another cl_context than the one gpuport made for '%s'; create it "
+                               "in that one (gp_device_get_native gives it)",
+                               d->name);
+        return GP_ERROR_DEVICE_MISMATCH;
+    }
+    if (native->bytes > size) {
+        gp__cl_host->set_error("the native buffer claims %zu bytes, but the cl_mem has %zu", native->bytes, size);
+        return GP_ERROR_INVALID_ARGUMENT;
+    }
+    if (!adopt && (err = gp__cl.clRetainMemObject(m)) != CL_SUCCESS) /* buffer_destroy releases ours */
+        return gp__cl_fail("clRetainMemObject", err);
+    *buf = m;
+    *bytes = native->bytes ? native->bytes : size;
+    *memory = flags & (CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR) ? GP_MEMORY_PINNED : GP_MEMORY_DEVICE;
+    return GP_SUCCESS;
+}
+
+static gp_status gp__cl_buffer_register(void *dev, void *host, size_t bytes, void **buf)
+{
+    gp__cl_dev *d = dev;
+    cl_int err;
+    /* OpenCL refuses empty buffers: a 0-byte registration holds one byte of its own. */
+    cl_mem m = bytes ? gp__cl.clCreateBuffer(d->ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, host, &err)
+                     : gp__cl.clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, 1, NULL, &err);
+    if (!m)
+        return gp__cl_fail("clCreateBuffer(CL_MEM_USE_HOST_PTR)", err);
+    *buf = m;
+    return GP_SUCCESS;
+}
+
+static gp_status gp__cl_stream_wrap(void *dev, const gp_native_stream *native, void **stream)
+{
+    gp__cl_dev *d = dev;
+    cl_command_queue q = native->stream;
+    cl_context ctx = NULL;
+    cl_device_id id = NULL;
+    cl_command_queue_properties props = 0;
+    cl_int err = q ? gp__cl.clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof ctx, &ctx, NULL) : CL_INVALID_COMMAND_QUEUE;
+    if (err == CL_SUCCESS) err = gp__cl.clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof id, &id, NULL);
+    if (err == CL_SUCCESS) err = gp__cl.clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
+    char text[96];
+    if (err != CL_SUCCESS) {
+        gp__cl_host->set_error("the native stream is no OpenCL command queue (%s)", gp__cl_error_text(err, text, sizeof text));
+        return GP_ERROR_INVALID_ARGUMENT;
+    }
+    if (ctx != d->ctx || id != d->id) {
+        gp__cl_host->set_error("the command queue is of another %s than gpuport's for '%s'", ctx != d->ctx ? "cl_context" : "device",
+                               d->name);
+        return GP_ERROR_DEVICE_MISMATCH;
+    }
+    if (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) {
+        gp__cl_host->set_error("the command queue runs out of order; a gp_stream is in order");
+        return GP_ERROR_INVALID_ARGUMENT;
+    }
+    *stream = q;
+    return GP_SUCCESS;
 }
 
 static const gp__backend gp__cl_backend = {
@@ -647,6 +767,14 @@ static const gp__backend gp__cl_backend = {
     .launch = gp__cl_launch,
     .blas_info = gp__cl_blas_info,
     .blas_gemm = gp__cl_blas_gemm,
+    .native_device = gp__cl_native_device,
+    .native_stream = gp__cl_native_stream,
+    .native_buffer = gp__cl_native_buffer,
+    .native_event = gp__cl_native_event,
+    .buffer_wrap = gp__cl_buffer_wrap,
+    .buffer_register = gp__cl_buffer_register,
+    .stream_wrap = gp__cl_stream_wrap,
+    .maps_device_buffers = 1,
 };
 
 GP_API const gp__backend *gp_plugin_entry(void);

@@ -1,0 +1,218 @@
+/* Copies between buffers of two devices (memory.c has checked the ranges). Core decides how: peer
+ * to peer where one plugin connects both devices; one copy from or into the memory itself where
+ * the host can address either buffer (a CPU device's, a pinned one); else through pinned host
+ * memory kept for the pair, in chunks, reading the next chunk from the source while the last
+ * is written to the destination. Plugins never learn of each other. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_CHUNK ((size_t)8 << 20)
+
+/* What one ordered pair of devices keeps for the life of the process. */
+typedef struct pair {
+    gp_device *src, *dst;
+    pthread_mutex_t lock;  /* one copy at a time through the pair's memory and events */
+    gp_event *mark_dst, *mark_src; /* peer: order the other device's default stream around the copy */
+    size_t chunk;          /* staged: the bytes of each half of the pinned memory */
+    gp_buffer *pinned;     /* staged: 2 * chunk bytes, pinned by one of the devices, mapped for life */
+    unsigned char *host;
+    gp_event *read_done[2], *write_done[2];
+    int reading[2], writing[2]; /* work on a half that may still run */
+    struct pair *next;
+} pair;
+
+static pthread_mutex_t pairs_lock = PTHREAD_MUTEX_INITIALIZER;
+static pair *pairs;
+
+static int peer(gp_device *dst, gp_device *src)
+{
+    const char *path = getenv("GPUPORT_COPY_PATH");
+    if (path && strcmp(path, "staged") == 0) return 0;
+    return dst->be == src->be && dst->be->can_copy_peer && dst->be->copy_peer &&
+           dst->be->can_copy_peer(dst->impl, src->impl);
+}
+
+/* GPUPORT_COPY_CHUNK: the bytes of each staged piece, 4 KiB to 1 GiB. */
+static gp_status chunk_size(size_t *chunk)
+{
+    const char *env = getenv("GPUPORT_COPY_CHUNK");
+    unsigned long long v;
+    const char *s = env;
+    *chunk = DEFAULT_CHUNK;
+    if (!env || !*env) return GP_SUCCESS;
+    if (!gp__parse_number(&s, (unsigned long long)1 << 30, &v) || *s || v < 4096)
+        return gp__fail(GP_ERROR_INVALID_ARGUMENT, "GPUPORT_COPY_CHUNK is '%s'; it must be a number of bytes from 4096 "
+                        "to 1073741824", env);
+    *chunk = (size_t)v;
+    return GP_SUCCESS;
+}
+
+/* The device whose pinned memory stages the copy: a GPU's, so that its side runs at pinned
+ * speed (a CPU device copies host memory at memcpy speed anyway); of two GPUs, the one of a
+ * native backend; else the destination. */
+static gp_device *owner(gp_device *dst, gp_device *src)
+{
+    int dg = dst->info.type == GP_DEVICE_GPU, sg = src->info.type == GP_DEVICE_GPU;
+    if (dg != sg) return dg ? dst : src;
+    int dn = strcmp(dst->info.backend, "opencl") != 0, sn = strcmp(src->info.backend, "opencl") != 0;
+    return sn && !dn ? src : dst;
+}
+
+static gp_status make_pair(gp_device *dst, gp_device *src, pair **out)
+{
+    pair *p = calloc(1, sizeof *p);
+    if (!p) return gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "no host memory for a copy between devices");
+    p->src = src;
+    p->dst = dst;
+    gp_status st = GP_SUCCESS;
+    if (peer(dst, src)) {
+        st = gp_event_create(dst, &p->mark_dst);
+        if (st == GP_SUCCESS) st = gp_event_create(src, &p->mark_src);
+    } else {
+        st = chunk_size(&p->chunk);
+        if (st == GP_SUCCESS) st = gp_buffer_create(owner(dst, src), GP_MEMORY_PINNED, 2 * p->chunk, &p->pinned);
+        if (st == GP_SUCCESS) st = gp_buffer_map(NULL, p->pinned, (void **)&p->host);
+        for (int h = 0; h < 2 && st == GP_SUCCESS; h++) {
+            st = gp_event_create(src, &p->read_done[h]);
+            if (st == GP_SUCCESS) st = gp_event_create(dst, &p->write_done[h]);
+        }
+    }
+    if (st != GP_SUCCESS) {
+        gp_event_destroy(p->mark_dst);
+        gp_event_destroy(p->mark_src);
+        gp_buffer_destroy(p->pinned);
+        for (int h = 0; h < 2; h++) {
+            gp_event_destroy(p->read_done[h]);
+            gp_event_destroy(p->write_done[h]);
+        }
+        free(p);
+        return st;
+    }
+    pthread_mutex_init(&p->lock, NULL);
+    *out = p;
+    return GP_SUCCESS;
+}
+
+/* The pair's state, made on its first copy. */
+static gp_status pair_of(gp_device *dst, gp_device *src, pair **out)
+{
+    pthread_mutex_lock(&pairs_lock);
+    pair *p = pairs;
+    while (p && !(p->dst == dst && p->src == src)) p = p->next;
+    gp_status st = GP_SUCCESS;
+    if (!p && (st = make_pair(dst, src, &p)) == GP_SUCCESS) {
+        p->next = pairs;
+        pairs = p;
+    }
+    pthread_mutex_unlock(&pairs_lock);
+    *out = p;
+    return st;
+}
+
+/* A peer copy on stream: it waits for the other device's default stream, and that stream then
+ * waits for it (CUDA and HIP streams wait on another device's events on the device). */
+static gp_status copy_peer(pair *p, gp_stream *stream, gp_buffer *dst, size_t doff, gp_buffer *src, size_t soff,
+                           size_t bytes, int blocking)
+{
+    int other_is_dst = stream->dev != dst->dev;
+    gp_stream *other = (other_is_dst ? dst->dev : src->dev)->default_stream;
+    gp_event *on_other = other_is_dst ? p->mark_dst : p->mark_src, *on_stream = other_is_dst ? p->mark_src : p->mark_dst;
+    gp_status st = gp_event_record(on_other, other);
+    if (st == GP_SUCCESS) st = gp_stream_wait_event(stream, on_other);
+    if (st == GP_SUCCESS) {
+        gp__trace_token *t = gp__trace_begin(stream);
+        st = dst->be->copy_peer(dst->dev->impl, stream->impl, dst->impl, doff, src->dev->impl, src->impl, soff, bytes,
+                                blocking);
+        gp__trace_end(t, st, "copy", "device->device (peer)", bytes, 0, NULL);
+    }
+    if (st == GP_SUCCESS) st = gp_event_record(on_stream, stream);
+    if (st == GP_SUCCESS) st = gp_stream_wait_event(other, on_stream);
+    return st;
+}
+
+/* Staged: chunk i is read into half i % 2 on the source's stream while chunk i - 1 is written
+ * from the other half on the destination's; the host waits for each read before its write. */
+static gp_status copy_staged(pair *p, gp_stream *ss, gp_stream *ds, gp_buffer *dst, size_t doff, gp_buffer *src,
+                             size_t soff, size_t bytes, int blocking)
+{
+    size_t chunk = p->chunk, pieces = bytes / chunk + (bytes % chunk != 0);
+    gp_status st = GP_SUCCESS;
+    /* A half may be written to only once what last used it is done. */
+#define FREE_HALF(h)                                                                               \
+    do {                                                                                           \
+        if (st == GP_SUCCESS && p->writing[h]) st = gp_event_synchronize(p->write_done[h]);        \
+        if (st == GP_SUCCESS) p->writing[h] = 0;                                                   \
+        if (st == GP_SUCCESS && p->reading[h]) st = gp_event_synchronize(p->read_done[h]);         \
+        if (st == GP_SUCCESS) p->reading[h] = 0;                                                   \
+    } while (0)
+#define READ(i)                                                                                    \
+    do {                                                                                           \
+        size_t h_ = (i) % 2, at_ = (i) * chunk, n_ = bytes - at_ < chunk ? bytes - at_ : chunk;    \
+        FREE_HALF(h_);                                                                             \
+        if (st == GP_SUCCESS) st = gp_buffer_read_async(ss, src, soff + at_, p->host + h_ * chunk, n_); \
+        if (st == GP_SUCCESS) st = gp_event_record(p->read_done[h_], ss);                          \
+        if (st == GP_SUCCESS) p->reading[h_] = 1;                                                  \
+    } while (0)
+    READ((size_t)0);
+    for (size_t i = 0; i < pieces && st == GP_SUCCESS; i++) {
+        size_t h = i % 2, at = i * chunk, n = bytes - at < chunk ? bytes - at : chunk;
+        if (i + 1 < pieces) READ(i + 1);
+        if (st == GP_SUCCESS) st = gp_event_synchronize(p->read_done[h]);
+        if (st == GP_SUCCESS) p->reading[h] = 0;
+        if (st == GP_SUCCESS) st = gp_buffer_write_async(ds, dst, doff + at, p->host + h * chunk, n);
+        if (st == GP_SUCCESS) st = gp_event_record(p->write_done[h], ds);
+        if (st == GP_SUCCESS) p->writing[h] = 1;
+    }
+    if (st == GP_SUCCESS && blocking) {
+        FREE_HALF(0);
+        FREE_HALF(1);
+    }
+#undef READ
+#undef FREE_HALF
+    return st;
+}
+
+gp_status gp__copy_between(gp_stream *stream, gp_buffer *dst, size_t doff, gp_buffer *src, size_t soff, size_t bytes,
+                           int blocking, const char *fn)
+{
+    if (!stream) stream = dst->dev->default_stream;
+    if (stream->dev != dst->dev && stream->dev != src->dev)
+        return gp__fail(GP_ERROR_DEVICE_MISMATCH, "%s: the stream is on %s:%zu, neither the source's %s:%zu nor the "
+                        "destination's %s:%zu", fn, stream->dev->info.backend, stream->dev->info.backend_index,
+                        src->dev->info.backend, src->dev->info.backend_index, dst->dev->info.backend,
+                        dst->dev->info.backend_index);
+    if (bytes == 0) return GP_SUCCESS;
+    /* GPUPORT_COPY_PATH=staged takes the staged path wherever it could go: to compare, and to test. */
+    const char *path = getenv("GPUPORT_COPY_PATH");
+    int staged_only = path && strcmp(path, "staged") == 0;
+    if (path && *path && !staged_only && strcmp(path, "auto") != 0)
+        return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: GPUPORT_COPY_PATH is '%s'; it must be auto or staged", fn, path);
+    gp_status st;
+    /* Where the host can address a side, one copy straight into or out of it (the host waits). */
+    gp_stream *ss = stream->dev == src->dev ? stream : src->dev->default_stream;
+    gp_stream *ds = stream->dev == dst->dev ? stream : dst->dev->default_stream;
+    if (!staged_only && !peer(dst->dev, src->dev) && (gp__host_addressable(src) || gp__host_addressable(dst))) {
+        int from_src = gp__host_addressable(src);
+        gp_buffer *mapped = from_src ? src : dst;
+        unsigned char *host = NULL;
+        st = gp_buffer_map(from_src ? ss : ds, mapped, (void **)&host);
+        if (st == GP_SUCCESS) {
+            st = from_src ? gp_buffer_write(ds, dst, doff, host + soff, bytes) : gp_buffer_read(ss, src, soff, host + doff, bytes);
+            gp_status un = gp_buffer_unmap(from_src ? ss : ds, mapped);
+            if (st == GP_SUCCESS) st = un;
+        }
+        return st;
+    }
+    pair *p = NULL;
+    if ((st = pair_of(dst->dev, src->dev, &p)) != GP_SUCCESS) return st;
+    pthread_mutex_lock(&p->lock);
+    if (p->pinned) {
+        st = copy_staged(p, ss, ds, dst, doff, src, soff, bytes, blocking);
+    } else {
+        st = copy_peer(p, stream, dst, doff, src, soff, bytes, blocking);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return st;
+}
