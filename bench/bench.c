@@ -482,7 +482,7 @@ static gp_status enqueue(job *j, int vendor)
     size_t n = j->size;
     switch (j->k) {
     case K_COPY: return gp_buffer_copy_async(s, b[2], 0, b[0], 0, n * sizeof(float));
-    case K_AXPY: return gp_map(s, GP_MAP_AXPY, GP_F32, n, GP_VIEW(b[2]), GP_VIEW(b[0]), GP_VIEW(b[1]), a);
+    case K_AXPY: return gp_map(s, GP_MAP_AXPY, GP_F32, n, GP_VIEW(b[2]), GP_VIEW(b[0]), GP_VIEW(b[1]), &a);
     case K_REDUCE: return gp_reduce(s, GP_REDUCE_SUM, GP_F32, n, GP_VIEW(b[1]), GP_VIEW(b[2]));
     case K_SCAN: return gp_scan(s, GP_SCAN_SUM, 0, GP_F32, n, GP_VIEW(b[1]), GP_VIEW(b[2]));
     case K_SGEMM:

@@ -1,5 +1,5 @@
 /* heat_diffusion: the 2D Jacobi solver of the classic Python GPU workshop, built from gpuport's
- * primitives alone (a stencil for the step, a map and a reduction for the norm). An N x N plate,
+ * primitives alone (a stencil for the step, a reduction of two inputs for the norm). An N x N plate,
  * h = 1/N, a heat source f = 10000 in the centre cell, u = 0 on the edges; each step sets
  * u' = (u_n + u_s + u_e + u_w + h^2 f) / 4 inside, until the L2 norm of u' - u falls below 1e-4.
  * The norm costs a reduction and a wait, so it is taken every K steps (--check-every), not every
@@ -177,12 +177,11 @@ static int solve(gp_device *dev, void *ctx)
         return 0;
     size_t n = o->n, cells = n * n;
     grid g;
-    gp_reduce_kernel *sum_sq;
-    gp_buffer *diff;
+    gp_reduce_kernel *sum_sq; /* the squared norm of u' - u, in one pass over both */
     if (grid_create(dev, o->f32 ? GP_F32 : GP_F64, n, &g))
         return 1;
-    CHECK(gp_buffer_create(dev, GP_MEMORY_DEVICE, cells * gp_type_size(g.type), &diff));
-    CHECK(gp_reduce_kernel_create(dev, g.type, g.type, "x * x", "a + b", "0", &sum_sq));
+    gp_type two[2] = {g.type, g.type};
+    CHECK(gp_reduce_kernel_create(dev, 2, two, g.type, "(x - y) * (x - y)", "a + b", "0", &sum_sq));
 
     /* After k >= 1 steps the result is in one grid and the step before it in the other, so
      * u' - u needs no copy. */
@@ -193,9 +192,9 @@ static int solve(gp_device *dev, void *ctx)
         float f32;
         double f64;
     } sum;
+    gp_view both[2] = {u, prev};
     /* Compiled before the timing starts. */
-    CHECK(gp_map(NULL, GP_MAP_SUB, g.type, cells, GP_VIEW(diff), u, prev, (gp_scalar){0}));
-    CHECK(gp_reduce_kernel_run_to_host(NULL, sum_sq, cells, GP_VIEW(diff), &sum));
+    CHECK(gp_reduce_kernel_run_to_host(NULL, sum_sq, cells, both, &sum));
     ex_timer timer;
     CHECK(ex_timer_start(&timer, dev, NULL));
     while (steps < o->max_steps && !(norm < TOLERANCE)) {
@@ -207,14 +206,14 @@ static int solve(gp_device *dev, void *ctx)
             u = result;
         }
         steps += k;
-        CHECK(gp_map(NULL, GP_MAP_SUB, g.type, cells, GP_VIEW(diff), u, prev, (gp_scalar){0}));
-        CHECK(gp_reduce_kernel_run_to_host(NULL, sum_sq, cells, GP_VIEW(diff), &sum));
+        both[0] = u;
+        both[1] = prev;
+        CHECK(gp_reduce_kernel_run_to_host(NULL, sum_sq, cells, both, &sum));
         norm = sqrt(o->f32 ? sum.f32 : sum.f64);
     }
     CHECK(ex_timer_stop(&timer, &ms));
     double *field = read_field(&g, u);
     gp_reduce_kernel_destroy(sum_sq);
-    gp_buffer_destroy(diff);
     grid_destroy(&g);
     if (!field)
         return 1;

@@ -70,16 +70,16 @@ static int table(gp_device *dev, void *ctx)
         CHECK(gp_buffer_create(dev, GP_MEMORY_DEVICE, bytes, &dy));
         CHECK(gp_buffer_write(NULL, dx, 0, x, bytes));
         /* Untimed: the first run compiles the kernel (or loads it from the cache). */
-        CHECK(gp_map(NULL, GP_MAP_SIN, GP_F32, n, GP_VIEW(dy), GP_VIEW(dx), GP_VIEW(NULL), (gp_scalar){0}));
+        CHECK(gp_map(NULL, GP_MAP_SIN, GP_F32, n, GP_VIEW(dy), GP_VIEW(dx), GP_VIEW(NULL), NULL));
         CHECK(ex_timer_start(&timer, dev, NULL));
         for (size_t r = 0; r < o->reps; r++)
-            CHECK(gp_map(NULL, GP_MAP_SIN, GP_F32, n, GP_VIEW(dy), GP_VIEW(dx), GP_VIEW(NULL), (gp_scalar){0}));
+            CHECK(gp_map(NULL, GP_MAP_SIN, GP_F32, n, GP_VIEW(dy), GP_VIEW(dx), GP_VIEW(NULL), NULL));
         CHECK(ex_timer_stop(&timer, &kernel_ms));
         kernel_ms /= (double)o->reps;
 
         CHECK(ex_timer_start(&timer, dev, NULL));
         CHECK(gp_buffer_write(NULL, dx, 0, x, bytes));
-        CHECK(gp_map(NULL, GP_MAP_SIN, GP_F32, n, GP_VIEW(dy), GP_VIEW(dx), GP_VIEW(NULL), (gp_scalar){0}));
+        CHECK(gp_map(NULL, GP_MAP_SIN, GP_F32, n, GP_VIEW(dy), GP_VIEW(dx), GP_VIEW(NULL), NULL));
         CHECK(gp_buffer_read(NULL, dy, 0, y, bytes));
         CHECK(ex_timer_stop(&timer, &copies_ms));
         gp_buffer_destroy(dx);

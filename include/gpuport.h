@@ -10,6 +10,12 @@
  * the usual pattern is one stream per thread. Destroying an object while another thread still
  * uses it is the caller's bug, as with free().
  *
+ * Lifetimes: an object may be destroyed while work queued earlier still uses it (a garbage
+ * collector may free objects at any time): a buffer's memory, a program's or kernel's code and a
+ * stream last until that work is done, then go (gp_stream_destroy and, on some backends,
+ * gp_buffer_destroy and gp_program_destroy wait for it; others release it later). Only the
+ * handle is gone at once: using it again is the caller's bug.
+ *
  * CUDA and HIP: gpuport works in each device's primary context, and leaves it current on the
  * calling thread (as the CUDA runtime does). A program that also drives its own contexts makes
  * its own current again after calling gpuport.
@@ -309,6 +315,17 @@ GP_API gp_status gp_buffer_register_host(gp_device *device, void *host, size_t b
 GP_API gp_status gp_stream_wrap(gp_device *device, const gp_native_stream *native, gp_ownership ownership,
                                 gp_stream **stream);
 
+/* ---- Element types --------------------------------------------------------------------- */
+
+/* The element types of buffers, kernel arguments and primitives. */
+typedef enum gp_type {
+    GP_TYPE_NONE = 0, /* none of these (a struct, a char), or not known */
+    GP_F32 = 1, GP_F64 = 2, GP_I32 = 3, GP_U32 = 4, GP_I64 = 5, GP_U64 = 6
+} gp_type;
+
+/* Bytes of one element, 0 for a value that is not a gp_type (GP_TYPE_NONE included). */
+GP_API size_t gp_type_size(gp_type type);
+
 /* ---- Programs, kernels and launches ------------------------------------------------------ */
 
 /* Compiles source in the gpuport kernel dialect (docs/kernel-dialect.md) for the device, or
@@ -331,28 +348,71 @@ GP_API gp_status gp_kernel_destroy(gp_kernel *kernel); /* NULL is a no-op */
 
 typedef enum gp_arg_kind { GP_ARG_BUFFER = 1, GP_ARG_VALUE = 2, GP_ARG_LOCAL = 3 } gp_arg_kind;
 
-/* One kernel argument: a buffer, a scalar or small struct by value, or local memory by size
- * (for a GP_LOCAL_ARG parameter). Build them with the GP_BUFFER, GP_VALUE and GP_LOCAL_BYTES
- * macros, which are plain C99 and C++ (inline functions underneath). */
+/* One kernel argument: a buffer, a scalar or small struct by value (its address, size and, where
+ * known, type), or local memory by size (for a GP_LOCAL_ARG parameter). Build them with
+ * GP_BUFFER(buffer), GP_VALUE(variable) and GP_LOCAL_BYTES(bytes), plain C99 and C++ (inline
+ * functions underneath); GP_VALUE_AS(pointer, type) names a value's type where the compiler
+ * cannot (C99, bindings). GP_VALUE takes the variable's type from C11 and C++: an int or uint32_t
+ * passed for a float parameter is then refused, not run. */
 typedef struct gp_arg {
     gp_arg_kind kind;
     gp_buffer *buffer;
     const void *value;
     size_t size;
+    gp_type type; /* a value's element type; GP_TYPE_NONE: checked by size only */
 } gp_arg;
 
-static inline gp_arg gp__arg(gp_arg_kind kind, gp_buffer *buffer, const void *value, size_t size)
+static inline gp_arg gp__arg(gp_arg_kind kind, gp_buffer *buffer, const void *value, size_t size, gp_type type)
 {
     gp_arg a;
     a.kind = kind;
     a.buffer = buffer;
     a.value = value;
     a.size = size;
+    a.type = type;
     return a;
 }
-#define GP_BUFFER(b) gp__arg(GP_ARG_BUFFER, (b), NULL, 0)
-#define GP_VALUE(v) gp__arg(GP_ARG_VALUE, NULL, &(v), sizeof(v))
-#define GP_LOCAL_BYTES(n) gp__arg(GP_ARG_LOCAL, NULL, NULL, (n))
+#ifdef __cplusplus
+} /* the type of a value, by C++ overloads (outside extern "C") */
+static inline gp_type gp__type_of(float) { return GP_F32; }
+static inline gp_type gp__type_of(double) { return GP_F64; }
+static inline gp_type gp__type_of(int) { return GP_I32; }
+static inline gp_type gp__type_of(unsigned int) { return GP_U32; }
+static inline gp_type gp__type_of(long) { return sizeof(long) == 8 ? GP_I64 : GP_I32; }
+static inline gp_type gp__type_of(unsigned long) { return sizeof(long) == 8 ? GP_U64 : GP_U32; }
+static inline gp_type gp__type_of(long long) { return GP_I64; }
+static inline gp_type gp__type_of(unsigned long long) { return GP_U64; }
+template <typename V> static inline gp_type gp__type_of(const V &) { return GP_TYPE_NONE; }
+extern "C" {
+#define GP__TYPE_OF(v) gp__type_of(v)
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define GP__TYPE_OF(v)                                                                             \
+    _Generic((v), float: GP_F32, double: GP_F64, int: GP_I32, unsigned int: GP_U32,                  \
+             long: sizeof(long) == 8 ? GP_I64 : GP_I32, unsigned long: sizeof(long) == 8 ? GP_U64 : GP_U32, \
+             long long: GP_I64, unsigned long long: GP_U64, default: GP_TYPE_NONE)
+#else
+#define GP__TYPE_OF(v) GP_TYPE_NONE
+#endif
+#define GP_BUFFER(b) gp__arg(GP_ARG_BUFFER, (b), NULL, 0, GP_TYPE_NONE)
+#define GP_VALUE(v) gp__arg(GP_ARG_VALUE, NULL, &(v), sizeof(v), GP__TYPE_OF(v))
+#define GP_VALUE_AS(p, type) gp__arg(GP_ARG_VALUE, NULL, (p), gp_type_size(type), (type))
+#define GP_LOCAL_BYTES(n) gp__arg(GP_ARG_LOCAL, NULL, NULL, (n), GP_TYPE_NONE)
+
+/* A kernel's parameters, as its declaration in the source says (after the -D options and the
+ * source's own #defines), for bindings that convert and check arguments: what the launch must
+ * pass (kind), a value's or a buffer element's type (GP_TYPE_NONE for others), a value's size in
+ * bytes (0 where unknown) and the names as written. Launches check arguments against them. A
+ * kernel whose declaration gpuport cannot read (one made by a macro) has no parameters to tell:
+ * gp_kernel_get_param is then GP_ERROR_UNSUPPORTED, and launches check only what the backend can. */
+typedef struct gp_kernel_param {
+    gp_arg_kind kind;
+    gp_type type;
+    size_t size;
+    char type_name[64];
+    char name[64];
+} gp_kernel_param;
+GP_API gp_status gp_kernel_get_param_count(const gp_kernel *kernel, size_t *count);
+GP_API gp_status gp_kernel_get_param(const gp_kernel *kernel, size_t index, gp_kernel_param *param);
 
 /* Queues the kernel on the stream (NULL: the default stream). dims is 1, 2 or 3. global[d] is
  * the number of work-items wanted in dimension d; local (NULL: chosen for the device) is the
@@ -372,13 +432,6 @@ GP_API gp_status gp_kernel_launch(gp_stream *stream, gp_kernel *kernel, unsigned
  * buffer. Integer results are exact on every backend; floating-point sums and products are
  * added in a device-dependent order (docs/primitives.md says how far they may differ). */
 
-typedef enum gp_type {
-    GP_F32 = 1, GP_F64 = 2, GP_I32 = 3, GP_U32 = 4, GP_I64 = 5, GP_U64 = 6
-} gp_type;
-
-/* Bytes of one element, 0 for a value that is not a gp_type. */
-GP_API size_t gp_type_size(gp_type type);
-
 /* Elements of a buffer from an element offset: the operand of every primitive. */
 typedef struct gp_view {
     gp_buffer *buffer;
@@ -394,7 +447,8 @@ static inline gp_view gp__view(gp_buffer *buffer, size_t offset)
 #define GP_VIEW(b) gp__view((b), 0)
 #define GP_VIEW_AT(b, off) gp__view((b), (off))
 
-/* A scalar operand; the member that matches the operation's type is read. */
+/* A scalar operand, passed by address; the member that matches the operation's type is read
+ * (f for floating point, i for signed, u for unsigned). NULL where the operation reads none. */
 typedef union gp_scalar {
     double f;
     int64_t i;
@@ -421,22 +475,22 @@ typedef enum gp_map_op {
     GP_MAP_POW    /* out = pow(x, y) */
 } gp_map_op;
 
-/* out[i] = op(x[i], y[i], a) for i < n, all of one type. Unused operands are ignored (pass
- * GP_VIEW(NULL)). out may be x or y at the same offset (in place). */
+/* out[i] = op(x[i], y[i], *a) for i < n, all of one type. Unused operands are ignored (pass
+ * GP_VIEW(NULL), and a NULL a). out may be x or y at the same offset (in place). */
 GP_API gp_status gp_map(gp_stream *stream, gp_map_op op, gp_type type, size_t n, gp_view out, gp_view x,
-                        gp_view y, gp_scalar a);
+                        gp_view y, const gp_scalar *a);
 
 /* A map of your own: expression in the kernel dialect over the inputs x, y, z (up to three, of
- * in_types), the scalar a (of out_type), and the index i (a ulong), for example
- * "a * x + sin(y)". A snippet with statements instead assigns r: "r = x > 0 ? x : a * x;".
- * Compiled on creation for the device, then cached like any program. */
+ * in_types), the scalar a (of out_type; 0 when run with a NULL a), and the index i (a ulong),
+ * for example "a * x + sin(y)". A snippet with statements instead assigns r:
+ * "r = x > 0 ? x : a * x;". Compiled on creation for the device, then cached like any program. */
 typedef struct gp_map_kernel gp_map_kernel;
 GP_API gp_status gp_map_kernel_create(gp_device *device, gp_type out_type, size_t nin, const gp_type *in_types,
                                       const char *expression, gp_map_kernel **kernel);
 GP_API gp_status gp_map_kernel_destroy(gp_map_kernel *kernel); /* NULL is a no-op */
 /* in: nin views, as many as the kernel was created with. */
 GP_API gp_status gp_map_kernel_run(gp_stream *stream, gp_map_kernel *kernel, size_t n, gp_view out,
-                                   const gp_view *in, gp_scalar a);
+                                   const gp_view *in, const gp_scalar *a);
 
 typedef enum gp_reduce_op {
     GP_REDUCE_SUM,
@@ -456,19 +510,22 @@ GP_API gp_status gp_reduce(gp_stream *stream, gp_reduce_op op, gp_type type, siz
 GP_API gp_status gp_reduce_to_host(gp_stream *stream, gp_reduce_op op, gp_type type, size_t n, gp_view in,
                                    void *result);
 
-/* A reduction of your own: each element x (of in_type, with its index i) is first mapped by
- * map_expression to the accumulator type, then accumulators a and b are combined by
- * combine_expression, which must be associative and commutative (elements are combined in a
- * device-dependent order); identity is the accumulator's starting value.
- * Example, the sum of squares: map "x * x", combine "a + b", identity "0". */
+/* A reduction of your own over one to three inputs: the elements x, y, z (of in_types) at each
+ * index i are first mapped by map_expression to the accumulator type, then accumulators a and
+ * b are combined by combine_expression, which must be associative and commutative (elements
+ * are combined in a device-dependent order); identity is the accumulator's starting value.
+ * Examples: the sum of squares, map "x * x", combine "a + b", identity "0"; a dot product of
+ * two inputs in one pass, map "x * y", combine "a + b", identity "0". */
 typedef struct gp_reduce_kernel gp_reduce_kernel;
-GP_API gp_status gp_reduce_kernel_create(gp_device *device, gp_type in_type, gp_type acc_type,
+GP_API gp_status gp_reduce_kernel_create(gp_device *device, size_t nin, const gp_type *in_types, gp_type acc_type,
                                          const char *map_expression, const char *combine_expression,
                                          const char *identity, gp_reduce_kernel **kernel);
 GP_API gp_status gp_reduce_kernel_destroy(gp_reduce_kernel *kernel); /* NULL is a no-op */
-GP_API gp_status gp_reduce_kernel_run(gp_stream *stream, gp_reduce_kernel *kernel, size_t n, gp_view in, gp_view out);
-GP_API gp_status gp_reduce_kernel_run_to_host(gp_stream *stream, gp_reduce_kernel *kernel, size_t n, gp_view in,
-                                              void *result);
+/* in: nin views, as many as the kernel was created with. */
+GP_API gp_status gp_reduce_kernel_run(gp_stream *stream, gp_reduce_kernel *kernel, size_t n, const gp_view *in,
+                                      gp_view out);
+GP_API gp_status gp_reduce_kernel_run_to_host(gp_stream *stream, gp_reduce_kernel *kernel, size_t n,
+                                              const gp_view *in, void *result);
 
 typedef enum gp_scan_op { GP_SCAN_SUM, GP_SCAN_MIN, GP_SCAN_MAX } gp_scan_op;
 

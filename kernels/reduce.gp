@@ -63,7 +63,7 @@
         tile[0] = r_;                                                                          \
     }
 
-#define GP_REDUCE_KERNELS(NAME, ACC, IDENT, MAP, COMBINE, OUT_T, FINISH)                         \
+#define GP_REDUCE_PARTIAL(NAME, ACC, IDENT, MAP, COMBINE)                                       \
     GP_KERNEL void NAME##_partial(GP_GLOBAL const T *in, ulong off, ulong n, ulong first, ulong span, \
                                   ulong step, GP_GLOBAL ACC *partial)                          \
     {                                                                                          \
@@ -92,7 +92,8 @@
         tile[t] = COMBINE(COMBINE(a0, a1), COMBINE(a2, a3));                                   \
         GP_REDUCE_FOLD(ACC, tile, t, COMBINE)                                                  \
         if (t == 0) partial[gp_group_id(0)] = tile[0];                                         \
-    }                                                                                          \
+    }
+#define GP_REDUCE_FINAL(NAME, ACC, IDENT, COMBINE, OUT_T, FINISH)                                \
     GP_KERNEL void NAME##_final(GP_GLOBAL const ACC *partial, uint count, GP_GLOBAL OUT_T *out, ulong out_off) \
     {                                                                                          \
         GP_LOCAL ACC tile[GP_REDUCE_GROUP];                                                    \
@@ -102,6 +103,36 @@
         tile[t] = a;                                                                           \
         GP_REDUCE_FOLD(ACC, tile, t, COMBINE)                                                  \
         if (t == 0) out[out_off] = FINISH(tile[0]);                                            \
+    }
+
+#define GP_REDUCE_KERNELS(NAME, ACC, IDENT, MAP, COMBINE, OUT_T, FINISH)                         \
+    GP_REDUCE_PARTIAL(NAME, ACC, IDENT, MAP, COMBINE)                                          \
+    GP_REDUCE_FINAL(NAME, ACC, IDENT, COMBINE, OUT_T, FINISH)
+
+/* The partial pass of a user reduction over several inputs: src/core/reduce.c defines
+ * GP_IN_PARAMS, the inputs' parameters, and GP_IN_AT(i), the elements at index i as the map's
+ * arguments. Scalar loads (the inputs may differ in type and alignment), four elements a step
+ * into four accumulators; the host counts in steps of four as it counts vectors above. */
+#define GP_REDUCE_PARTIAL_N(NAME, ACC, IDENT, MAP, COMBINE)                                      \
+    GP_KERNEL void NAME##_partial(GP_IN_PARAMS, ulong n, ulong first, ulong span, ulong step,   \
+                                  GP_GLOBAL ACC *partial)                                      \
+    {                                                                                          \
+        GP_LOCAL ACC tile[GP_REDUCE_GROUP];                                                    \
+        uint t = gp_local_id(0);                                                               \
+        ulong g = gp_global_id(0), nvec = n / 4, tail = nvec * 4;                              \
+        ACC a0 = IDENT, a1 = IDENT, a2 = IDENT, a3 = IDENT;                                    \
+        ulong k = g * first, end = k < nvec ? (nvec - k < span ? nvec : k + span) : k;         \
+        for (; k < end; k += step) {                                                           \
+            ulong i = 4 * k;                                                                   \
+            a0 = COMBINE(a0, MAP(GP_IN_AT(i), i));                                             \
+            a1 = COMBINE(a1, MAP(GP_IN_AT(i + 1), i + 1));                                     \
+            a2 = COMBINE(a2, MAP(GP_IN_AT(i + 2), i + 2));                                     \
+            a3 = COMBINE(a3, MAP(GP_IN_AT(i + 3), i + 3));                                     \
+        }                                                                                      \
+        if (g < n - tail) a1 = COMBINE(a1, MAP(GP_IN_AT(tail + g), tail + g));                 \
+        tile[t] = COMBINE(COMBINE(a0, a1), COMBINE(a2, a3));                                   \
+        GP_REDUCE_FOLD(ACC, tile, t, COMBINE)                                                  \
+        if (t == 0) partial[gp_group_id(0)] = tile[0];                                         \
     }
 
 #define GP_MAP_X(x, i) (x)

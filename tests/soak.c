@@ -102,7 +102,7 @@ static void work(uint64_t *rng, gp_stream *own, uint32_t *x, uint32_t *y)
         break;
     }
     case 3: {
-        TRY(gp_map(s, GP_MAP_AXPY, GP_U32, n, GP_VIEW(b), GP_VIEW(a), GP_VIEW(a), (gp_scalar){.u = 3}));
+        TRY(gp_map(s, GP_MAP_AXPY, GP_U32, n, GP_VIEW(b), GP_VIEW(a), GP_VIEW(a), &(gp_scalar){.u = 3}));
         TRY(gp_buffer_read(s, b, 0, y, n * 4));
         for (size_t i = 0; i < n; i++) if (y[i] != 4 * x[i]) { fail("map result"); goto out; }
         break;

@@ -60,7 +60,7 @@ static void *storm(void *arg)
     uint32_t sum = 0;
     if (gp_buffer_write(s, b, 0, host, sizeof host) != GP_SUCCESS ||
         gp_kernel_launch(s, k, 1, &global, NULL, 3, args) != GP_SUCCESS ||
-        gp_map(s, GP_MAP_SCALE, GP_U32, N, GP_VIEW(b), GP_VIEW(b), GP_VIEW(NULL), (gp_scalar){.u = 3}) != GP_SUCCESS ||
+        gp_map(s, GP_MAP_SCALE, GP_U32, N, GP_VIEW(b), GP_VIEW(b), GP_VIEW(NULL), &(gp_scalar){.u = 3}) != GP_SUCCESS ||
         gp_reduce_to_host(s, GP_REDUCE_SUM, GP_U32, N, GP_VIEW(b), &sum) != GP_SUCCESS ||
         gp_scan(s, GP_SCAN_SUM, 0, GP_U32, N, GP_VIEW(b), GP_VIEW(b)) != GP_SUCCESS ||
         gp_buffer_read(s, b, 0, host, sizeof host) != GP_SUCCESS) {

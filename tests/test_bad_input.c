@@ -365,8 +365,8 @@ static void bad_kernels_and_launches(void **state)
     gp_arg narrow[] = {GP_BUFFER(f->b), GP_VALUE(cv)};
     gp_arg value_for_buffer[] = {GP_VALUE(v), GP_VALUE(v)};
     gp_arg good[] = {GP_BUFFER(f->b), GP_VALUE(v)};
-    gp_arg bad_kind[] = {GP_BUFFER(f->b), {(gp_arg_kind)9, NULL, &v, sizeof v}};
-    gp_arg null_value[] = {GP_BUFFER(f->b), {GP_ARG_VALUE, NULL, NULL, sizeof v}};
+    gp_arg bad_kind[] = {GP_BUFFER(f->b), {(gp_arg_kind)9, NULL, &v, sizeof v, GP_TYPE_NONE}};
+    gp_arg null_value[] = {GP_BUFFER(f->b), {GP_ARG_VALUE, NULL, NULL, sizeof v, GP_TYPE_NONE}};
 
     GP_EXPECT(gp_kernel_launch(NULL, k, 1, &global, NULL, 1, few), GP_ERROR_INVALID_KERNEL_ARGS);
     GP_EXPECT(gp_kernel_launch(NULL, k, 1, &global, NULL, 0, NULL), GP_ERROR_INVALID_KERNEL_ARGS);

@@ -174,7 +174,7 @@ static void fill_to_refusal(void **state)
         v[i] = i * 7u + 1u;
     gp_buffer *b = tst_buffer(GP_MEMORY_DEVICE, sizeof v);
     GP_OK(gp_buffer_write(NULL, b, 0, v, sizeof v));
-    GP_OK(gp_map(NULL, GP_MAP_SCALE, GP_U32, 1000, GP_VIEW(b), GP_VIEW(b), GP_VIEW(NULL), (gp_scalar){.u = 3}));
+    GP_OK(gp_map(NULL, GP_MAP_SCALE, GP_U32, 1000, GP_VIEW(b), GP_VIEW(b), GP_VIEW(NULL), &(gp_scalar){.u = 3}));
     GP_OK(gp_buffer_read(NULL, b, 0, back, sizeof back));
     for (uint32_t i = 0; i < 1000; i++)
         assert_int_equal(back[i], v[i] * 3u);

@@ -55,7 +55,7 @@ static void handles_out_and_back(void **state)
     GP_OK(gp_buffer_get_size(again, &size));
     assert_int_equal(size, sizeof v);
     GP_OK(gp_buffer_write(NULL, b, 0, v, sizeof v));
-    GP_OK(gp_map(NULL, GP_MAP_SCALE, GP_U32, N, GP_VIEW(again), GP_VIEW(again), GP_VIEW(NULL), (gp_scalar){.u = 3}));
+    GP_OK(gp_map(NULL, GP_MAP_SCALE, GP_U32, N, GP_VIEW(again), GP_VIEW(again), GP_VIEW(NULL), &(gp_scalar){.u = 3}));
     GP_OK(gp_buffer_read(NULL, b, 0, back, sizeof back));
     for (size_t i = 0; i < N; i++) assert_int_equal(back[i], 3 * v[i]);
     /* Part of it: bytes 0 means to the end; a claim past the end is refused. */
@@ -87,7 +87,7 @@ static void handles_out_and_back(void **state)
     gp_stream *same = NULL;
     GP_OK(gp_stream_wrap(tst_dev, &ns, GP_BORROW, &same));
     GP_OK(gp_buffer_write_async(s, b, 0, v, sizeof v));
-    GP_OK(gp_map(same, GP_MAP_ADD, GP_U32, N, GP_VIEW(b), GP_VIEW(b), GP_VIEW(b), (gp_scalar){.u = 0}));
+    GP_OK(gp_map(same, GP_MAP_ADD, GP_U32, N, GP_VIEW(b), GP_VIEW(b), GP_VIEW(b), &(gp_scalar){.u = 0}));
     GP_OK(gp_buffer_read(same, b, 0, back, sizeof back));
     for (size_t i = 0; i < N; i++) assert_int_equal(back[i], 2 * v[i]);
     GP_OK(gp_stream_destroy(same)); /* borrowed: s still works */
@@ -110,7 +110,7 @@ static void registered_host_memory(void **state)
     gp_native_buffer nb;
     GP_OK(gp_buffer_get_native(r, &nb));
     assert_ptr_equal(nb.host, host);
-    GP_OK(gp_map(NULL, GP_MAP_SCALE, GP_U32, N, GP_VIEW(r), GP_VIEW(r), GP_VIEW(NULL), (gp_scalar){.u = 5}));
+    GP_OK(gp_map(NULL, GP_MAP_SCALE, GP_U32, N, GP_VIEW(r), GP_VIEW(r), GP_VIEW(NULL), &(gp_scalar){.u = 5}));
     void *mapped = NULL;
     GP_OK(gp_buffer_map(NULL, r, &mapped));
     assert_ptr_equal(mapped, host); /* the caller's own memory, not a copy */
@@ -208,7 +208,7 @@ static void opencl_native(void **state)
     gp_native_buffer nb = {GP_BACKEND_OPENCL, 0, mine, NULL, 0};
     gp_buffer *b = NULL;
     GP_OK(gp_buffer_wrap(tst_dev, &nb, GP_BORROW, &b));
-    GP_OK(gp_map(s, GP_MAP_SCALE, GP_U32, N, GP_VIEW(b), GP_VIEW(b), GP_VIEW(NULL), (gp_scalar){.u = 7}));
+    GP_OK(gp_map(s, GP_MAP_SCALE, GP_U32, N, GP_VIEW(b), GP_VIEW(b), GP_VIEW(NULL), &(gp_scalar){.u = 7}));
     GP_OK(gp_stream_synchronize(s));
     assert_int_equal(tst_cl.clEnqueueReadBuffer(q, mine, CL_TRUE, 0, sizeof back, back, 0, NULL, NULL), CL_SUCCESS);
     for (size_t i = 0; i < N; i++) assert_int_equal(back[i], 7 * v[i]);
@@ -288,7 +288,7 @@ static void opencl_native(void **state)
     GP_OK(gp_event_create(tst_dev, &e1));
     GP_OK(gp_event_record(e0, ws));
     assert_int_equal(tst_cl.clEnqueueWriteBuffer(cq, gm, CL_FALSE, 0, sizeof v, v, 0, NULL, NULL), CL_SUCCESS);
-    GP_OK(gp_map(ws, GP_MAP_ADD, GP_U32, N, GP_VIEW(g), GP_VIEW(g), GP_VIEW(g), (gp_scalar){.u = 0}));
+    GP_OK(gp_map(ws, GP_MAP_ADD, GP_U32, N, GP_VIEW(g), GP_VIEW(g), GP_VIEW(g), &(gp_scalar){.u = 0}));
     GP_OK(gp_event_record(e1, ws));
     GP_OK(gp_buffer_read(ws, g, 0, back, sizeof back));
     for (size_t i = 0; i < N; i++) assert_int_equal(back[i], 2 * v[i]);
@@ -364,7 +364,7 @@ static void cuda_native(void **state)
     for (size_t i = 0; i < N; i++) want += v[i];
     GP_OK(gp_reduce_to_host(NULL, GP_REDUCE_SUM, GP_U32, N, GP_VIEW(b), &sum));
     assert_int_equal(sum, want);
-    GP_OK(gp_map(NULL, GP_MAP_SCALE, GP_U32, N, GP_VIEW(b), GP_VIEW(b), GP_VIEW(NULL), (gp_scalar){.u = 7}));
+    GP_OK(gp_map(NULL, GP_MAP_SCALE, GP_U32, N, GP_VIEW(b), GP_VIEW(b), GP_VIEW(NULL), &(gp_scalar){.u = 7}));
     GP_OK(gp_stream_synchronize(NULL));
     assert_int_equal(tst_cu.cuCtxSetCurrent((CUcontext)nd.context), CUDA_SUCCESS);
     assert_int_equal(tst_cu.cuMemcpyDtoH(back, mine, sizeof back), CUDA_SUCCESS);
@@ -441,7 +441,7 @@ static void cuda_native(void **state)
     gp_native_stream nc = {GP_BACKEND_CUDA, cs};
     gp_stream *ws = NULL;
     GP_OK(gp_stream_wrap(tst_dev, &nc, GP_ADOPT, &ws));
-    GP_OK(gp_map(ws, GP_MAP_ADD, GP_U32, N, GP_VIEW(g), GP_VIEW(g), GP_VIEW(g), (gp_scalar){.u = 0}));
+    GP_OK(gp_map(ws, GP_MAP_ADD, GP_U32, N, GP_VIEW(g), GP_VIEW(g), GP_VIEW(g), &(gp_scalar){.u = 0}));
     GP_OK(gp_buffer_read(ws, g, 0, back, sizeof back));
     for (size_t i = 0; i < N; i++) assert_int_equal(back[i], 2 * (v[i] + 1));
     GP_OK(gp_stream_destroy(ws));
@@ -592,7 +592,7 @@ static void events_across_devices(void **state)
         GP_OK(gp_stream_create(tst_dev, &sb));
         GP_OK(gp_event_create(other[o], &done));
         GP_OK(gp_buffer_write_async(sa, a, 0, v, N * 4));
-        GP_OK(gp_map(sa, GP_MAP_SCALE, GP_U32, N, GP_VIEW(a), GP_VIEW(a), GP_VIEW(NULL), (gp_scalar){.u = 9}));
+        GP_OK(gp_map(sa, GP_MAP_SCALE, GP_U32, N, GP_VIEW(a), GP_VIEW(a), GP_VIEW(NULL), &(gp_scalar){.u = 9}));
         GP_OK(gp_event_record(done, sa));
         GP_OK(gp_stream_wait_event(sb, done));
         GP_OK(gp_buffer_copy(sb, b, 0, a, 0, N * 4));

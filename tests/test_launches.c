@@ -1,6 +1,9 @@
-/* Proves 2D and 3D launches cover exactly their grid, and scalar and struct arguments arrive intact. */
+/* Proves 2D and 3D launches cover exactly their grid, scalar and struct arguments arrive intact,
+ * a kernel tells its parameters as its source declares them and refuses arguments of the wrong
+ * kind or type, and objects destroyed while queued work still uses them last until it is done. */
 #include "common.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -173,9 +176,155 @@ static void empty_launch(void **state)
     GP_OK(gp_program_destroy(p));
 }
 
+/* Parameters read from the source: macros of the options and of the source resolved, typedefs
+ * followed, local memory, structs (no gp_type) and every scalar type. */
+static const char *params_src =
+    "#define REAL float\n"
+    "typedef unsigned int count_t;\n"
+    "typedef struct pair { int a; int b; } pair;\n"
+    "GP_KERNEL void many(GP_GLOBAL const REAL *x, GP_GLOBAL T *GP_RESTRICT y, count_t n, const float a,\n"
+    "                   long l, ulong u, int i, GP_LOCAL_ARG(REAL, tile), pair p, uchar c)\n"
+    "{\n"
+    "    GP_LOCAL_BIND(REAL, tile);\n"
+    "    uint k = gp_global_id(0);\n"
+    "    tile[gp_local_id(0)] = x[k];\n"
+    "    gp_barrier();\n"
+    "    if (k < n) y[k] = (T)(tile[gp_local_id(0)] * a) + (T)(l + (long)u + i + p.a + p.b + c);\n"
+    "}\n";
+
+static void parameters(void **state)
+{
+    (void)state;
+    static const struct {
+        gp_arg_kind kind;
+        gp_type type;
+        size_t size;
+        const char *type_name, *name;
+    } want[] = {{GP_ARG_BUFFER, GP_F32, 0, "float *", "x"},   {GP_ARG_BUFFER, GP_I32, 0, "int *", "y"},
+                {GP_ARG_VALUE, GP_U32, 4, "unsigned int", "n"}, {GP_ARG_VALUE, GP_F32, 4, "float", "a"},
+                {GP_ARG_VALUE, GP_I64, 8, "long", "l"},       {GP_ARG_VALUE, GP_U64, 8, "ulong", "u"},
+                {GP_ARG_VALUE, GP_I32, 4, "int", "i"},        {GP_ARG_LOCAL, GP_F32, 0, "float", "tile"},
+                {GP_ARG_VALUE, GP_TYPE_NONE, 0, "pair", "p"}, {GP_ARG_VALUE, GP_TYPE_NONE, 1, "uchar", "c"}};
+    gp_program *p = tst_program(params_src, "-DT=int");
+    gp_kernel *k = tst_kernel(p, "many");
+    size_t n = 0;
+    GP_OK(gp_kernel_get_param_count(k, &n));
+    assert_int_equal(n, sizeof want / sizeof want[0]);
+    for (size_t i = 0; i < n; i++) {
+        gp_kernel_param got;
+        GP_OK(gp_kernel_get_param(k, i, &got));
+        if (got.kind != want[i].kind || got.type != want[i].type || got.size != want[i].size ||
+            strcmp(got.type_name, want[i].type_name) || strcmp(got.name, want[i].name))
+            fail_msg("parameter %zu: kind %d type %d size %zu '%s' '%s', expected %d %d %zu '%s' '%s'", i, got.kind,
+                     got.type, got.size, got.type_name, got.name, want[i].kind, want[i].type, want[i].size,
+                     want[i].type_name, want[i].name);
+    }
+    gp_kernel_param none;
+    GP_EXPECT(gp_kernel_get_param(k, n, &none), GP_ERROR_OUT_OF_RANGE);
+    GP_EXPECT(gp_kernel_get_param(NULL, 0, &none), GP_ERROR_INVALID_HANDLE);
+    GP_EXPECT(gp_kernel_get_param_count(k, NULL), GP_ERROR_INVALID_ARGUMENT);
+    GP_OK(gp_kernel_destroy(k));
+    GP_OK(gp_program_destroy(p));
+}
+
+static const char *scale_src = "GP_KERNEL void scale(GP_GLOBAL float *x, float a, uint n)\n"
+                               "{ uint i = gp_global_id(0); if (i < n) x[i] *= a; }\n";
+
+/* A value of another type than the parameter's, or of another kind, is refused before it runs;
+ * the right type, from GP_VALUE or GP_VALUE_AS, runs. */
+static void typed_values(void **state)
+{
+    (void)state;
+    gp_program *p = tst_program(scale_src, NULL);
+    gp_kernel *k = tst_kernel(p, "scale");
+    gp_buffer *b = tst_buffer(GP_MEMORY_DEVICE, 64 * 4);
+    float v[64], back[64], two = 2.0f;
+    for (int i = 0; i < 64; i++) v[i] = (float)i;
+    GP_OK(gp_buffer_write(NULL, b, 0, v, sizeof v));
+    size_t global = 64;
+    int32_t wrong_a = 2;
+    uint32_t n = 64;
+    float wrong_n = 64.0f;
+    gp_arg int_for_float[] = {GP_BUFFER(b), GP_VALUE(wrong_a), GP_VALUE(n)};
+    gp_arg float_for_uint[] = {GP_BUFFER(b), GP_VALUE(two), GP_VALUE(wrong_n)};
+    gp_arg value_for_buffer[] = {GP_VALUE(n), GP_VALUE(two), GP_VALUE(n)};
+    gp_arg buffer_for_value[] = {GP_BUFFER(b), GP_BUFFER(b), GP_VALUE(n)};
+    gp_arg named[] = {GP_BUFFER(b), GP_VALUE_AS(&wrong_a, GP_I32), GP_VALUE(n)};
+    GP_EXPECT(gp_kernel_launch(NULL, k, 1, &global, NULL, 3, int_for_float), GP_ERROR_INVALID_KERNEL_ARGS);
+    GP_EXPECT(gp_kernel_launch(NULL, k, 1, &global, NULL, 3, float_for_uint), GP_ERROR_INVALID_KERNEL_ARGS);
+    GP_EXPECT(gp_kernel_launch(NULL, k, 1, &global, NULL, 3, value_for_buffer), GP_ERROR_INVALID_KERNEL_ARGS);
+    GP_EXPECT(gp_kernel_launch(NULL, k, 1, &global, NULL, 3, buffer_for_value), GP_ERROR_INVALID_KERNEL_ARGS);
+    GP_EXPECT(gp_kernel_launch(NULL, k, 1, &global, NULL, 3, named), GP_ERROR_INVALID_KERNEL_ARGS);
+    tst_check_buffer(b, v, sizeof v); /* nothing ran */
+    gp_arg good[] = {GP_BUFFER(b), GP_VALUE(two), GP_VALUE_AS(&n, GP_U32)};
+    GP_OK(gp_kernel_launch(NULL, k, 1, &global, NULL, 3, good));
+    GP_OK(gp_buffer_read(NULL, b, 0, back, sizeof back));
+    for (int i = 0; i < 64; i++) assert_true(back[i] == 2.0f * v[i]);
+    GP_OK(gp_buffer_destroy(b));
+    GP_OK(gp_kernel_destroy(k));
+    GP_OK(gp_program_destroy(p));
+}
+
+/* Long enough per item that the launch is still running when the host returns. */
+static const char *slow_src =
+    "GP_KERNEL void slow(GP_GLOBAL const uint *in, GP_GLOBAL uint *out, uint n, uint rounds)\n"
+    "{\n"
+    "    uint i = gp_global_id(0);\n"
+    "    if (i >= n) return;\n"
+    "    uint v = in[i];\n"
+    "    for (uint r = 0; r < rounds; r++) v = v * 1664525u + 1013904223u;\n"
+    "    out[i] = v;\n"
+    "}\n";
+
+/* The input buffer, the program and the kernel are destroyed right after the launch that uses
+ * them is queued, and the stream too: the work must still see them whole. */
+static void destroyed_while_queued(void **state)
+{
+    (void)state;
+    enum { N = 1 << 18, ROUNDS = 2000 };
+    uint32_t *v = tst_malloc(N * 4), *got = tst_malloc(N * 4);
+    for (uint32_t i = 0; i < N; i++) v[i] = i * 2654435761u;
+    for (int round = 0; round < 3; round++) {
+        gp_program *p = tst_program(slow_src, NULL);
+        gp_kernel *k = tst_kernel(p, "slow");
+        gp_stream *s = NULL;
+        gp_buffer *in = tst_buffer(GP_MEMORY_DEVICE, N * 4), *out = tst_buffer(GP_MEMORY_DEVICE, N * 4);
+        gp_event *e = NULL;
+        GP_OK(gp_stream_create(tst_dev, &s));
+        GP_OK(gp_event_create(tst_dev, &e));
+        GP_OK(gp_buffer_write(s, in, 0, v, N * 4));
+        uint32_t n = N, rounds = ROUNDS;
+        size_t global = N;
+        gp_arg args[] = {GP_BUFFER(in), GP_BUFFER(out), GP_VALUE(n), GP_VALUE(rounds)};
+        GP_OK(gp_kernel_launch(s, k, 1, &global, NULL, 4, args));
+        GP_OK(gp_event_record(e, s));
+        if (round == 0) { /* the order of the destroys varies with the round */
+            GP_OK(gp_buffer_destroy(in));
+            GP_OK(gp_kernel_destroy(k));
+            GP_OK(gp_program_destroy(p));
+            GP_OK(gp_event_destroy(e));
+        } else {
+            GP_OK(gp_program_destroy(p));
+            GP_OK(gp_event_destroy(e));
+            GP_OK(gp_kernel_destroy(k));
+            GP_OK(gp_buffer_destroy(in));
+        }
+        if (round == 2) GP_OK(gp_stream_destroy(s)); /* waits, then out is read on the default stream */
+        GP_OK(gp_buffer_read(round == 2 ? NULL : s, out, 0, got, N * 4));
+        for (uint32_t i = 0; i < N; i++) {
+            uint32_t w = v[i];
+            for (int r = 0; r < ROUNDS; r++) w = w * 1664525u + 1013904223u;
+            if (got[i] != w) fail_msg("round %d, element %u: 0x%08x, expected 0x%08x", round, i, got[i], w);
+        }
+        GP_OK(gp_buffer_destroy(out));
+        if (round != 2) GP_OK(gp_stream_destroy(s));
+    }
+    free(v);
+    free(got);
+}
+
 const struct CMUnitTest tst_launch_tests[] = {
-    cmocka_unit_test(grids),
-    cmocka_unit_test(scalar_and_struct_args),
-    cmocka_unit_test(empty_launch),
+    cmocka_unit_test(grids),      cmocka_unit_test(scalar_and_struct_args), cmocka_unit_test(empty_launch),
+    cmocka_unit_test(parameters), cmocka_unit_test(typed_values),           cmocka_unit_test(destroyed_while_queued),
 };
 const size_t tst_launch_tests_count = sizeof tst_launch_tests / sizeof tst_launch_tests[0];

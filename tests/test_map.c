@@ -314,7 +314,7 @@ static void check_map(ctx *c, gp_map_op op, size_t n, size_t oo, size_t xo, size
     if (in_place && n) GP_OK(gp_buffer_copy(NULL, c->bo, xo * sz, c->bx, xo * sz, n * sz));
     gp_scalar a = scalar_for(t);
     gp_view out = GP_VIEW_AT(c->bo, oo), x = GP_VIEW_AT(in_place ? c->bo : c->bx, xo), y = GP_VIEW_AT(c->by, yo);
-    GP_OK(gp_map(NULL, op, t, n, out, uses_x(op) ? x : GP_VIEW(NULL), uses_y(op) ? y : GP_VIEW(NULL), a));
+    GP_OK(gp_map(NULL, op, t, n, out, uses_x(op) ? x : GP_VIEW(NULL), uses_y(op) ? y : GP_VIEW(NULL), &a));
     GP_OK(gp_buffer_read(NULL, c->bo, 0, c->got, span * sz));
 
     const unsigned char *g = c->got;
@@ -420,7 +420,7 @@ static void map_huge(void **state)
     for (size_t i = 0; i < n; i++) h[i] = big_y(i);
     GP_OK(gp_buffer_write(NULL, by, 0, h, bytes));
     gp_scalar a = {0};
-    GP_OK(gp_map(NULL, GP_MAP_ADD, GP_F32, n, GP_VIEW(bx), GP_VIEW(bx), GP_VIEW(by), a));
+    GP_OK(gp_map(NULL, GP_MAP_ADD, GP_F32, n, GP_VIEW(bx), GP_VIEW(bx), GP_VIEW(by), &a));
     GP_OK(gp_buffer_read(NULL, bx, 0, h, bytes));
     size_t bad = n;
     for (size_t i = 0; i < n && bad == n; i++)
@@ -445,34 +445,34 @@ static void map_bad_input(void **state)
     gp_scalar a = {0};
     gp_view v = GP_VIEW(b), w = GP_VIEW(c), none = GP_VIEW(NULL);
 
-    GP_EXPECT(gp_map(NULL, (gp_map_op)99, GP_F32, N, v, w, w, a), GP_ERROR_INVALID_ARGUMENT);
-    GP_EXPECT(gp_map(NULL, (gp_map_op)-1, GP_F32, N, v, w, w, a), GP_ERROR_INVALID_ARGUMENT);
-    GP_EXPECT(gp_map(NULL, GP_MAP_ADD, (gp_type)0, N, v, w, w, a), GP_ERROR_INVALID_ARGUMENT);
-    GP_EXPECT(gp_map(NULL, GP_MAP_ADD, (gp_type)7, N, v, w, w, a), GP_ERROR_INVALID_ARGUMENT);
+    GP_EXPECT(gp_map(NULL, (gp_map_op)99, GP_F32, N, v, w, w, &a), GP_ERROR_INVALID_ARGUMENT);
+    GP_EXPECT(gp_map(NULL, (gp_map_op)-1, GP_F32, N, v, w, w, &a), GP_ERROR_INVALID_ARGUMENT);
+    GP_EXPECT(gp_map(NULL, GP_MAP_ADD, (gp_type)0, N, v, w, w, &a), GP_ERROR_INVALID_ARGUMENT);
+    GP_EXPECT(gp_map(NULL, GP_MAP_ADD, (gp_type)7, N, v, w, w, &a), GP_ERROR_INVALID_ARGUMENT);
     static const gp_map_op float_only[] = {GP_MAP_SQRT, GP_MAP_EXP, GP_MAP_LOG, GP_MAP_SIN, GP_MAP_COS, GP_MAP_POW};
     for (size_t i = 0; i < sizeof float_only / sizeof float_only[0]; i++) {
-        GP_EXPECT(gp_map(NULL, float_only[i], GP_I32, N, v, w, w, a), GP_ERROR_INVALID_ARGUMENT);
+        GP_EXPECT(gp_map(NULL, float_only[i], GP_I32, N, v, w, w, &a), GP_ERROR_INVALID_ARGUMENT);
         assert_non_null(strstr(gp_last_error(), "floating-point"));
     }
     /* NULL views where the op reads them, even for n == 0. */
-    GP_EXPECT(gp_map(NULL, GP_MAP_COPY, GP_F32, N, none, w, none, a), GP_ERROR_INVALID_HANDLE);
-    GP_EXPECT(gp_map(NULL, GP_MAP_COPY, GP_F32, 0, v, none, none, a), GP_ERROR_INVALID_HANDLE);
-    GP_EXPECT(gp_map(NULL, GP_MAP_ADD, GP_F32, N, v, w, none, a), GP_ERROR_INVALID_HANDLE);
+    GP_EXPECT(gp_map(NULL, GP_MAP_COPY, GP_F32, N, none, w, none, &a), GP_ERROR_INVALID_HANDLE);
+    GP_EXPECT(gp_map(NULL, GP_MAP_COPY, GP_F32, 0, v, none, none, &a), GP_ERROR_INVALID_HANDLE);
+    GP_EXPECT(gp_map(NULL, GP_MAP_ADD, GP_F32, N, v, w, none, &a), GP_ERROR_INVALID_HANDLE);
     /* Out of range: too many elements, an offset past the end, 8-byte elements in a buffer of
      * N 4-byte ones. */
-    GP_EXPECT(gp_map(NULL, GP_MAP_COPY, GP_F32, N + 1, v, w, none, a), GP_ERROR_OUT_OF_RANGE);
-    GP_EXPECT(gp_map(NULL, GP_MAP_COPY, GP_F32, 1, v, GP_VIEW_AT(c, N), none, a), GP_ERROR_OUT_OF_RANGE);
-    GP_EXPECT(gp_map(NULL, GP_MAP_ADD, GP_I32, 2, v, w, GP_VIEW_AT(c, SIZE_MAX), a), GP_ERROR_OUT_OF_RANGE);
-    GP_EXPECT(gp_map(NULL, GP_MAP_FILL, GP_U64, N, v, none, none, a), GP_ERROR_OUT_OF_RANGE);
+    GP_EXPECT(gp_map(NULL, GP_MAP_COPY, GP_F32, N + 1, v, w, none, &a), GP_ERROR_OUT_OF_RANGE);
+    GP_EXPECT(gp_map(NULL, GP_MAP_COPY, GP_F32, 1, v, GP_VIEW_AT(c, N), none, &a), GP_ERROR_OUT_OF_RANGE);
+    GP_EXPECT(gp_map(NULL, GP_MAP_ADD, GP_I32, 2, v, w, GP_VIEW_AT(c, SIZE_MAX), &a), GP_ERROR_OUT_OF_RANGE);
+    GP_EXPECT(gp_map(NULL, GP_MAP_FILL, GP_U64, N, v, none, none, &a), GP_ERROR_OUT_OF_RANGE);
     /* out overlapping an input other than element for element. */
-    GP_EXPECT(gp_map(NULL, GP_MAP_COPY, GP_F32, 8, GP_VIEW_AT(b, 1), v, none, a), GP_ERROR_INVALID_ARGUMENT);
-    GP_EXPECT(gp_map(NULL, GP_MAP_ADD, GP_F32, 8, v, w, GP_VIEW_AT(b, 7), a), GP_ERROR_INVALID_ARGUMENT);
+    GP_EXPECT(gp_map(NULL, GP_MAP_COPY, GP_F32, 8, GP_VIEW_AT(b, 1), v, none, &a), GP_ERROR_INVALID_ARGUMENT);
+    GP_EXPECT(gp_map(NULL, GP_MAP_ADD, GP_F32, 8, v, w, GP_VIEW_AT(b, 7), &a), GP_ERROR_INVALID_ARGUMENT);
     tst_check_buffer(b, before, sizeof before); /* nothing above changed out */
 
     /* Unused operands are ignored; in place is fine; n == 0 does nothing. */
-    GP_OK(gp_map(NULL, GP_MAP_COPY, GP_F32, 0, v, w, none, a));
-    GP_OK(gp_map(NULL, GP_MAP_ABS, GP_I32, N, v, v, GP_VIEW_AT(NULL, 5), a));
-    GP_OK(gp_map(NULL, GP_MAP_FILL, GP_U32, N, v, GP_VIEW_AT(c, 1000), none, a));
+    GP_OK(gp_map(NULL, GP_MAP_COPY, GP_F32, 0, v, w, none, &a));
+    GP_OK(gp_map(NULL, GP_MAP_ABS, GP_I32, N, v, v, GP_VIEW_AT(NULL, 5), &a));
+    GP_OK(gp_map(NULL, GP_MAP_FILL, GP_U32, N, v, GP_VIEW_AT(c, 1000), none, &a));
 
     /* Objects of another device. */
     for (size_t d = 0; d < tst_all_count; d++) {
@@ -481,8 +481,8 @@ static void map_bad_input(void **state)
         gp_stream *os = NULL;
         GP_OK(gp_buffer_create(tst_all_devices[d], GP_MEMORY_DEVICE, N * 4, &o));
         GP_OK(gp_stream_get_default(tst_all_devices[d], &os));
-        GP_EXPECT(gp_map(NULL, GP_MAP_ADD, GP_F32, N, v, w, GP_VIEW(o), a), GP_ERROR_DEVICE_MISMATCH);
-        GP_EXPECT(gp_map(os, GP_MAP_ADD, GP_F32, N, v, w, w, a), GP_ERROR_DEVICE_MISMATCH);
+        GP_EXPECT(gp_map(NULL, GP_MAP_ADD, GP_F32, N, v, w, GP_VIEW(o), &a), GP_ERROR_DEVICE_MISMATCH);
+        GP_EXPECT(gp_map(os, GP_MAP_ADD, GP_F32, N, v, w, w, &a), GP_ERROR_DEVICE_MISMATCH);
         GP_OK(gp_buffer_destroy(o));
         break;
     }
@@ -500,7 +500,7 @@ static void map_no_fp64(void **state)
     }
     gp_buffer *b = tst_buffer(GP_MEMORY_DEVICE, 64);
     gp_scalar a = {0};
-    GP_EXPECT(gp_map(NULL, GP_MAP_COPY, GP_F64, 8, GP_VIEW(b), GP_VIEW(b), GP_VIEW(NULL), a), GP_ERROR_UNSUPPORTED);
+    GP_EXPECT(gp_map(NULL, GP_MAP_COPY, GP_F64, 8, GP_VIEW(b), GP_VIEW(b), GP_VIEW(NULL), &a), GP_ERROR_UNSUPPORTED);
     gp_map_kernel *k = NULL;
     gp_type t = GP_F64;
     GP_EXPECT(gp_map_kernel_create(tst_dev, GP_F32, 1, &t, "(float)x", &k), GP_ERROR_UNSUPPORTED);
@@ -526,7 +526,7 @@ static void user_one_input(void **state)
     GP_OK(gp_map_kernel_create(tst_dev, GP_F32, 1, &f, "x > 0 ? x : a * x // a leaky ReLU", &k));
     gp_scalar a = {.f = 0.125};
     gp_view in = GP_VIEW_AT(bx, 3);
-    GP_OK(gp_map_kernel_run(NULL, k, N, GP_VIEW_AT(bo, 1), &in, a));
+    GP_OK(gp_map_kernel_run(NULL, k, N, GP_VIEW_AT(bo, 1), &in, &a));
     GP_OK(gp_buffer_read(NULL, bo, 4, got, N * 4));
     for (size_t i = 0; i < N; i++) {
         float want = x[i] > 0 ? x[i] : 0.125f * x[i];
@@ -538,7 +538,7 @@ static void user_one_input(void **state)
     int32_t *gi = (int32_t *)got;
     GP_OK(gp_map_kernel_create(tst_dev, GP_I32, 1, &i32, "(int)i * a", &k));
     a.i = -3;
-    GP_OK(gp_map_kernel_run(NULL, k, N, GP_VIEW_AT(bo, 2), &in, a));
+    GP_OK(gp_map_kernel_run(NULL, k, N, GP_VIEW_AT(bo, 2), &in, &a));
     GP_OK(gp_buffer_read(NULL, bo, 8, gi, N * 4));
     for (size_t i = 0; i < N; i++)
         if (gi[i] != -3 * (int32_t)i) fail_msg("[%zu] = %d, expected %d", i, gi[i], -3 * (int32_t)i);
@@ -572,7 +572,7 @@ static void user_two_inputs(void **state)
                                &k));
     gp_scalar a = {.f = -2.5};
     gp_view views[2] = {GP_VIEW(bx), GP_VIEW(by)};
-    GP_OK(gp_map_kernel_run(NULL, k, N, GP_VIEW(bx), views, a));
+    GP_OK(gp_map_kernel_run(NULL, k, N, GP_VIEW(bx), views, &a));
     GP_OK(gp_buffer_read(NULL, bx, 0, got, N * 4));
     for (size_t i = 0; i < N; i++) {
         float t = (float)(y[i] % 1000u), want = x[i] < t ? t - x[i] : -2.5f;
@@ -610,7 +610,7 @@ static void user_three_inputs(void **state)
     GP_OK(gp_map_kernel_create(tst_dev, GP_I64, 3, in, "(long)x * (long)y - z + a * (long)i", &k));
     gp_scalar a = {.i = -1000003};
     gp_view views[3] = {GP_VIEW_AT(bx, 1), GP_VIEW_AT(by, 2), GP_VIEW(bz)};
-    GP_OK(gp_map_kernel_run(NULL, k, N, GP_VIEW_AT(bo, 5), views, a));
+    GP_OK(gp_map_kernel_run(NULL, k, N, GP_VIEW_AT(bo, 5), views, &a));
     GP_OK(gp_buffer_read(NULL, bo, 5 * 8, got, N * 8));
     for (size_t i = 0; i < N; i++) {
         int64_t want = (int64_t)x[i] * (int64_t)y[i] - z[i] + -1000003 * (int64_t)i;
@@ -669,17 +669,17 @@ static void user_bad_input(void **state)
     GP_OK(gp_map_kernel_create(tst_dev, GP_F32, 2, t2, "x + y", &k));
     gp_scalar a = {0};
     gp_view two[2] = {GP_VIEW(c), GP_VIEW(c)}, one_short[2] = {GP_VIEW(c), GP_VIEW(NULL)};
-    GP_EXPECT(gp_map_kernel_run(NULL, NULL, N, GP_VIEW(b), two, a), GP_ERROR_INVALID_HANDLE);
-    GP_EXPECT(gp_map_kernel_run(NULL, k, N, GP_VIEW(b), NULL, a), GP_ERROR_INVALID_ARGUMENT);
+    GP_EXPECT(gp_map_kernel_run(NULL, NULL, N, GP_VIEW(b), two, &a), GP_ERROR_INVALID_HANDLE);
+    GP_EXPECT(gp_map_kernel_run(NULL, k, N, GP_VIEW(b), NULL, &a), GP_ERROR_INVALID_ARGUMENT);
     /* Fewer views than the kernel's two inputs: the missing one is NULL. */
-    GP_EXPECT(gp_map_kernel_run(NULL, k, N, GP_VIEW(b), one_short, a), GP_ERROR_INVALID_HANDLE);
-    GP_EXPECT(gp_map_kernel_run(NULL, k, N, GP_VIEW(NULL), two, a), GP_ERROR_INVALID_HANDLE);
-    GP_EXPECT(gp_map_kernel_run(NULL, k, N + 1, GP_VIEW(b), two, a), GP_ERROR_OUT_OF_RANGE);
+    GP_EXPECT(gp_map_kernel_run(NULL, k, N, GP_VIEW(b), one_short, &a), GP_ERROR_INVALID_HANDLE);
+    GP_EXPECT(gp_map_kernel_run(NULL, k, N, GP_VIEW(NULL), two, &a), GP_ERROR_INVALID_HANDLE);
+    GP_EXPECT(gp_map_kernel_run(NULL, k, N + 1, GP_VIEW(b), two, &a), GP_ERROR_OUT_OF_RANGE);
     gp_view shifted[2] = {GP_VIEW(c), GP_VIEW_AT(c, 1)};
-    GP_EXPECT(gp_map_kernel_run(NULL, k, N, GP_VIEW(b), shifted, a), GP_ERROR_OUT_OF_RANGE);
+    GP_EXPECT(gp_map_kernel_run(NULL, k, N, GP_VIEW(b), shifted, &a), GP_ERROR_OUT_OF_RANGE);
     gp_view overlap[2] = {GP_VIEW_AT(b, 2), GP_VIEW(c)};
-    GP_EXPECT(gp_map_kernel_run(NULL, k, 4, GP_VIEW(b), overlap, a), GP_ERROR_INVALID_ARGUMENT);
-    GP_OK(gp_map_kernel_run(NULL, k, 0, GP_VIEW(b), two, a));
+    GP_EXPECT(gp_map_kernel_run(NULL, k, 4, GP_VIEW(b), overlap, &a), GP_ERROR_INVALID_ARGUMENT);
+    GP_OK(gp_map_kernel_run(NULL, k, 0, GP_VIEW(b), two, &a));
     GP_OK(gp_map_kernel_destroy(k));
     GP_OK(gp_map_kernel_destroy(NULL));
     GP_OK(gp_buffer_destroy(b));

@@ -215,9 +215,10 @@ static void test_user(void **state)
     GP_OK(gp_buffer_write(NULL, bk, 0, k, n * sizeof *k));
 
     gp_reduce_kernel *squares = NULL, *absmax = NULL, *count = NULL;
-    GP_OK(gp_reduce_kernel_create(tst_dev, GP_F32, GP_F32, "x * x", "a + b", "0", &squares));
-    GP_OK(gp_reduce_kernel_create(tst_dev, GP_F32, GP_F32, "fabs(x)", "fmax(a, b)", "0", &absmax));
-    GP_OK(gp_reduce_kernel_create(tst_dev, GP_I32, GP_U64, "x > 0 ? 1 : 0", "a + b", "0", &count));
+    gp_type f32 = GP_F32, i32 = GP_I32;
+    GP_OK(gp_reduce_kernel_create(tst_dev, 1, &f32, GP_F32, "x * x", "a + b", "0", &squares));
+    GP_OK(gp_reduce_kernel_create(tst_dev, 1, &f32, GP_F32, "fabs(x)", "fmax(a, b)", "0", &absmax));
+    GP_OK(gp_reduce_kernel_create(tst_dev, 1, &i32, GP_U64, "x > 0 ? 1 : 0", "a + b", "0", &count));
     for (size_t off = 0; off < 3; off++) {
         size_t m = n - off;
         long double ss = 0;
@@ -230,10 +231,11 @@ static void test_user(void **state)
         }
         float got_ss, got_max;
         uint64_t got_pos;
-        GP_OK(gp_reduce_kernel_run(NULL, squares, m, GP_VIEW_AT(bx, off), GP_VIEW_AT(out, 2)));
+        gp_view vx = GP_VIEW_AT(bx, off), vk = GP_VIEW_AT(bk, off);
+        GP_OK(gp_reduce_kernel_run(NULL, squares, m, &vx, GP_VIEW_AT(out, 2)));
         GP_OK(gp_buffer_read(NULL, out, 8, &got_ss, sizeof got_ss));
-        GP_OK(gp_reduce_kernel_run_to_host(NULL, absmax, m, GP_VIEW_AT(bx, off), &got_max));
-        GP_OK(gp_reduce_kernel_run_to_host(NULL, count, m, GP_VIEW_AT(bk, off), &got_pos));
+        GP_OK(gp_reduce_kernel_run_to_host(NULL, absmax, m, &vx, &got_max));
+        GP_OK(gp_reduce_kernel_run_to_host(NULL, count, m, &vk, &got_pos));
         /* Each square rounds once (u x^2), then the sum: (n-1) u sum x^2, plus the reference's. */
         long double bound = ((long double)m * tv_eps(GP_F32) + m * TV_EPS_REF) * ss * (1 + tv_eps(GP_F32));
         if (!(fabsl(got_ss - ss) <= bound))
@@ -243,7 +245,8 @@ static void test_user(void **state)
     }
     /* n == 0 gives the identity. */
     uint64_t none = 1;
-    GP_OK(gp_reduce_kernel_run_to_host(NULL, count, 0, GP_VIEW(bk), &none));
+    gp_view vk0 = GP_VIEW(bk);
+    GP_OK(gp_reduce_kernel_run_to_host(NULL, count, 0, &vk0, &none));
     assert_int_equal(none, 0);
     gp_reduce_kernel_destroy(squares);
     gp_reduce_kernel_destroy(absmax);
@@ -253,6 +256,77 @@ static void test_user(void **state)
     gp_buffer_destroy(out);
     free(x);
     free(k);
+}
+
+/* Reductions of two and three inputs in one pass: a dot product (one rounding per product in
+ * the bound), a mixed-type sum of x * y + z with an i32 z (exact in f64 for these values), and a
+ * count of x > y; each input at its own offset, so their alignments differ, at every size class. */
+static void test_user_inputs(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {0, 1, 7, 4099, 100003};
+    const size_t most = 100003 + 8;
+    float *x = tst_malloc(most * 4), *y = tst_malloc(most * 4);
+    int32_t *z = tst_malloc(most * 4);
+    tv_fill(GP_F32, x, most, TV_SUM, 21);
+    tv_fill(GP_F32, y, most, TV_SUM, 22);
+    for (size_t i = 0; i < most; i++) z[i] = (int32_t)(i % 2001) - 1000;
+    gp_buffer *bx = tst_buffer(GP_MEMORY_DEVICE, most * 4), *by = tst_buffer(GP_MEMORY_DEVICE, most * 4);
+    gp_buffer *bz = tst_buffer(GP_MEMORY_DEVICE, most * 4);
+    GP_OK(gp_buffer_write(NULL, bx, 0, x, most * 4));
+    GP_OK(gp_buffer_write(NULL, by, 0, y, most * 4));
+    GP_OK(gp_buffer_write(NULL, bz, 0, z, most * 4));
+    gp_type ff[2] = {GP_F32, GP_F32}, mixed[3] = {GP_F32, GP_F32, GP_I32};
+    gp_reduce_kernel *dot = NULL, *fma3 = NULL, *greater = NULL;
+    GP_OK(gp_reduce_kernel_create(tst_dev, 2, ff, GP_F32, "x * y", "a + b", "0", &dot));
+    GP_OK(gp_reduce_kernel_create(tst_dev, 2, ff, GP_U64, "x > y ? 1 : 0", "a + b", "0", &greater));
+    int f64 = tst_info.fp64;
+    if (f64) GP_OK(gp_reduce_kernel_create(tst_dev, 3, mixed, GP_F64, "(double)x * (double)y + (double)z", "a + b", "0",
+                                           &fma3));
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        size_t n = sizes[s], ox = 1, oy = 2, oz = 3;
+        long double d = 0, dabs = 0;
+        double f = 0;
+        uint64_t gt = 0;
+        for (size_t i = 0; i < n; i++) {
+            d += (long double)x[ox + i] * y[oy + i];
+            dabs += fabsl((long double)x[ox + i] * y[oy + i]);
+            f += (double)x[ox + i] * (double)y[oy + i] + (double)z[oz + i];
+            gt += x[ox + i] > y[oy + i];
+        }
+        gp_view in[3] = {GP_VIEW_AT(bx, ox), GP_VIEW_AT(by, oy), GP_VIEW_AT(bz, oz)};
+        float got_d = -1;
+        uint64_t got_gt = 7;
+        GP_OK(gp_reduce_kernel_run_to_host(NULL, dot, n, in, &got_d));
+        GP_OK(gp_reduce_kernel_run_to_host(NULL, greater, n, in, &got_gt));
+        long double bound = ((long double)n * tv_eps(GP_F32) + n * TV_EPS_REF) * dabs * (1 + tv_eps(GP_F32));
+        if (!(fabsl(got_d - d) <= bound))
+            fail_msg("dot of %zu: %.9g, expected %.12Lg within %.3Lg", n, got_d, d, bound);
+        assert_int_equal(got_gt, gt);
+        if (f64) {
+            double got_f = -1;
+            GP_OK(gp_reduce_kernel_run_to_host(NULL, fma3, n, in, &got_f));
+            /* products of two f32 are exact in f64; their sums round: n u_64 of the total */
+            double fb = (double)n * 2.3e-16 * (fabs(f) + (double)dabs + 1000.0 * (double)n);
+            if (!(fabs(got_f - f) <= fb)) fail_msg("x*y+z over %zu: %.17g, expected %.17g", n, got_f, f);
+        }
+    }
+    /* Views of another count than the kernel's inputs: the missing one is NULL. */
+    gp_view one[3] = {GP_VIEW(bx), GP_VIEW(NULL), GP_VIEW(NULL)};
+    float r = 0;
+    GP_EXPECT(gp_reduce_kernel_run_to_host(NULL, dot, 4, one, &r), GP_ERROR_INVALID_HANDLE);
+    GP_EXPECT(gp_reduce_kernel_run_to_host(NULL, dot, 4, NULL, &r), GP_ERROR_INVALID_ARGUMENT);
+    GP_EXPECT(gp_reduce_kernel_create(tst_dev, 0, ff, GP_F32, "x", "a + b", "0", &dot), GP_ERROR_INVALID_ARGUMENT);
+    GP_EXPECT(gp_reduce_kernel_create(tst_dev, 4, ff, GP_F32, "x", "a + b", "0", &dot), GP_ERROR_INVALID_ARGUMENT);
+    gp_reduce_kernel_destroy(dot);
+    gp_reduce_kernel_destroy(greater);
+    gp_reduce_kernel_destroy(fma3);
+    gp_buffer_destroy(bx);
+    gp_buffer_destroy(by);
+    gp_buffer_destroy(bz);
+    free(x);
+    free(y);
+    free(z);
 }
 
 static void test_bad_input(void **state)
@@ -280,26 +354,28 @@ static void test_bad_input(void **state)
     tst_check_buffer(out, mark, 8);
 
     gp_reduce_kernel *k = NULL;
-    GP_EXPECT(gp_reduce_kernel_create(tst_dev, GP_F32, GP_F32, "x * nosuchname", "a + b", "0", &k),
+    gp_type f32 = GP_F32;
+    GP_EXPECT(gp_reduce_kernel_create(tst_dev, 1, &f32, GP_F32, "x * nosuchname", "a + b", "0", &k),
               GP_ERROR_BUILD_FAILED);
     assert_non_null(strstr(gp_last_error(), "nosuchname"));
     assert_null(k);
-    GP_EXPECT(gp_reduce_kernel_create(tst_dev, GP_F32, GP_F32, NULL, "a + b", "0", &k), GP_ERROR_INVALID_ARGUMENT);
+    GP_EXPECT(gp_reduce_kernel_create(tst_dev, 1, &f32, GP_F32, NULL, "a + b", "0", &k), GP_ERROR_INVALID_ARGUMENT);
     /* Each expression must stay inside its parentheses. */
-    GP_EXPECT(gp_reduce_kernel_create(tst_dev, GP_F32, GP_F32, "x); } GP_KERNEL void evil(void) { (0", "a + b", "0", &k),
+    GP_EXPECT(gp_reduce_kernel_create(tst_dev, 1, &f32, GP_F32, "x); } GP_KERNEL void evil(void) { (0", "a + b", "0", &k),
               GP_ERROR_INVALID_ARGUMENT);
-    GP_EXPECT(gp_reduce_kernel_create(tst_dev, GP_F32, GP_F32, "x", "a + b; return a", "0", &k), GP_ERROR_INVALID_ARGUMENT);
-    GP_EXPECT(gp_reduce_kernel_create(tst_dev, GP_F32, GP_F32, "x", "a + b", "0 // c", &k), GP_SUCCESS);
+    GP_EXPECT(gp_reduce_kernel_create(tst_dev, 1, &f32, GP_F32, "x", "a + b; return a", "0", &k), GP_ERROR_INVALID_ARGUMENT);
+    GP_EXPECT(gp_reduce_kernel_create(tst_dev, 1, &f32, GP_F32, "x", "a + b", "0 // c", &k), GP_SUCCESS);
     GP_OK(gp_reduce_kernel_destroy(k));
-    GP_EXPECT(gp_reduce_kernel_create(tst_dev, GP_F32, GP_F32, "x", "a + b", "0 /* c", &k), GP_ERROR_INVALID_ARGUMENT);
-    GP_EXPECT(gp_reduce_kernel_create(tst_dev, GP_F32, GP_F32, "x", "a + b", " ", &k), GP_ERROR_INVALID_ARGUMENT);
-    GP_EXPECT(gp_reduce_kernel_create(tst_dev, GP_F32, (gp_type)9, "x", "a + b", "0", &k), GP_ERROR_INVALID_ARGUMENT);
-    GP_EXPECT(gp_reduce_kernel_create(NULL, GP_F32, GP_F32, "x", "a + b", "0", &k), GP_ERROR_INVALID_HANDLE);
-    GP_OK(gp_reduce_kernel_create(tst_dev, GP_F32, GP_U64, "x > 0", "a + b", "0", &k));
-    GP_EXPECT(gp_reduce_kernel_run(NULL, k, 8, GP_VIEW(in), GP_VIEW_AT(out, 1)), GP_ERROR_OUT_OF_RANGE);
-    GP_EXPECT(gp_reduce_kernel_run(NULL, NULL, 8, GP_VIEW(in), GP_VIEW(out)), GP_ERROR_INVALID_HANDLE);
-    GP_EXPECT(gp_reduce_kernel_run(NULL, k, 65, GP_VIEW(in), GP_VIEW(out)), GP_ERROR_OUT_OF_RANGE);
-    GP_EXPECT(gp_reduce_kernel_run_to_host(NULL, k, 8, GP_VIEW(in), NULL), GP_ERROR_INVALID_ARGUMENT);
+    GP_EXPECT(gp_reduce_kernel_create(tst_dev, 1, &f32, GP_F32, "x", "a + b", "0 /* c", &k), GP_ERROR_INVALID_ARGUMENT);
+    GP_EXPECT(gp_reduce_kernel_create(tst_dev, 1, &f32, GP_F32, "x", "a + b", " ", &k), GP_ERROR_INVALID_ARGUMENT);
+    GP_EXPECT(gp_reduce_kernel_create(tst_dev, 1, &f32, (gp_type)9, "x", "a + b", "0", &k), GP_ERROR_INVALID_ARGUMENT);
+    GP_EXPECT(gp_reduce_kernel_create(NULL, 1, &f32, GP_F32, "x", "a + b", "0", &k), GP_ERROR_INVALID_HANDLE);
+    GP_OK(gp_reduce_kernel_create(tst_dev, 1, &f32, GP_U64, "x > 0", "a + b", "0", &k));
+    gp_view vin = GP_VIEW(in);
+    GP_EXPECT(gp_reduce_kernel_run(NULL, k, 8, &vin, GP_VIEW_AT(out, 1)), GP_ERROR_OUT_OF_RANGE);
+    GP_EXPECT(gp_reduce_kernel_run(NULL, NULL, 8, &vin, GP_VIEW(out)), GP_ERROR_INVALID_HANDLE);
+    GP_EXPECT(gp_reduce_kernel_run(NULL, k, 65, &vin, GP_VIEW(out)), GP_ERROR_OUT_OF_RANGE);
+    GP_EXPECT(gp_reduce_kernel_run_to_host(NULL, k, 8, &vin, NULL), GP_ERROR_INVALID_ARGUMENT);
     gp_reduce_kernel_destroy(k);
     tst_check_buffer(out, mark, 8);
     gp_buffer_destroy(in);
@@ -307,7 +383,7 @@ static void test_bad_input(void **state)
 }
 
 const struct CMUnitTest tst_reduce_tests[] = {
-    cmocka_unit_test(test_small_sizes), cmocka_unit_test(test_edges), cmocka_unit_test(test_user),
-    cmocka_unit_test(test_large),       cmocka_unit_test(test_bad_input),
+    cmocka_unit_test(test_small_sizes), cmocka_unit_test(test_edges),     cmocka_unit_test(test_user),
+    cmocka_unit_test(test_user_inputs), cmocka_unit_test(test_large),     cmocka_unit_test(test_bad_input),
 };
 const size_t tst_reduce_tests_count = sizeof tst_reduce_tests / sizeof tst_reduce_tests[0];

@@ -20,8 +20,15 @@ size_t gp_type_size(gp_type type)
     switch (type) {
     case GP_F32: case GP_I32: case GP_U32: return 4;
     case GP_F64: case GP_I64: case GP_U64: return 8;
+    case GP_TYPE_NONE: break;
     }
     return 0;
+}
+
+const char *gp__type_name(gp_type type)
+{
+    static const char *const names[] = {"value of no gp_type", "float", "double", "int", "uint", "long", "ulong"};
+    return gp_type_size(type) ? names[type] : names[0];
 }
 
 const char *gp__type_option(gp_device *dev, gp_type type, const char *fn)

@@ -360,7 +360,7 @@ static gp_status run_gpuport(gp_stream *s, gp_type type, const gp_gemm_params *p
     for (int i = 0; i < 6; i++) dims32[i] = (uint32_t)dims64[i];
     size_t isz = wide ? 8 : 4;
     const void *d = wide ? (const void *)dims64 : (const void *)dims32;
-#define DIM(i) ((gp_arg){GP_ARG_VALUE, NULL, (const char *)d + (i) * isz, isz})
+#define DIM(i) GP_VALUE_AS((const char *)d + (i) * isz, wide ? GP_U64 : GP_U32)
     float af = (float)alpha, bf = (float)beta;
     gp_arg al = type == GP_F32 ? GP_VALUE(af) : GP_VALUE(alpha), be = type == GP_F32 ? GP_VALUE(bf) : GP_VALUE(beta);
     gp_arg args[] = {GP_BUFFER(a->view.buffer), GP_VALUE(offs[0]), DIM(0), GP_BUFFER(b->view.buffer),

@@ -61,7 +61,8 @@ struct gp_program {
     gp_device *dev;
     void *impl;
     gp_program_info info;
-    char *source; /* the caller's source, for backends that cannot count a kernel's parameters */
+    char *source;  /* the caller's source and options: kernels read their parameters from them */
+    char *options;
     atomic_int refs; /* the caller's handle plus one per kernel */
 };
 
@@ -72,6 +73,7 @@ struct gp_kernel {
     gp_program *program;
     gp__kernel_props props;
     char name[128];
+    gp_kernel_param *params; /* as the source declares them; NULL where it cannot be read */
 };
 
 /* error.c */
@@ -122,9 +124,12 @@ int gp__topic_listed(const char *list, const char *topic);
  * leave its place there, brackets balanced and comments and literals closed, with no
  * preprocessor line or line splice; statements allows ';' and braces (a map snippet). */
 int gp__check_user_code(const char *text, int statements, char *why, size_t len);
-/* The parameter count of kernel `name` as src declares it ("GP_KERNEL void name(...)"), or
- * (size_t)-1 when the declaration is not found: for backends whose runtime cannot say. */
-size_t gp__count_params(const char *src, const char *name);
+/* Kernel `name`'s parameters as src declares them ("GP_KERNEL void name(...)"), object-like
+ * macros of the -D words (defines) and of src's own #define and typedef lines resolved: the
+ * count (the first max written to out), or (size_t)-1 when the declaration is not found.
+ * *readable: 1 when every parameter's kind, type and name could be read. */
+size_t gp__parse_params(const char *src, const char *const *defines, size_t ndefines, const char *name,
+                        gp_kernel_param *out, size_t max, int *readable);
 
 /* builtin.c: the built-in kernels and what the primitives share. */
 /* The kernel `name` of a built-in source (kernels/<file>.gp text, embedded in libgpuport) built
@@ -138,6 +143,8 @@ gp_status gp__primitive_begin(gp_stream **stream, gp_device *dev, const char *fn
 void gp__primitive_end(gp_stream *stream);
 /* Checks that n elements of type from view lie inside its buffer (NULL buffer: an error). */
 gp_status gp__check_view(gp_view view, gp_type type, size_t n, const char *fn, const char *which);
+/* The dialect's name of a gp_type ("float"), for messages. */
+const char *gp__type_name(gp_type type);
 /* "-DGP_TYPE=3": the options every built-in source is compiled with for that type; NULL and an
  * error for a type the device cannot run (f64 without fp64). */
 const char *gp__type_option(gp_device *dev, gp_type type, const char *fn);

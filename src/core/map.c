@@ -112,21 +112,25 @@ typedef union scalar_arg {
     uint64_t ul;
 } scalar_arg;
 
-static gp_arg scalar(gp_type type, gp_scalar a, scalar_arg *v)
+/* *a (0 when a is NULL) as the kernel's argument of type. */
+static gp_arg scalar(gp_type type, const gp_scalar *a, scalar_arg *v)
 {
+    static const gp_scalar zero = {0};
+    if (!a) a = &zero;
     switch (type) {
-    case GP_F32: v->f = (float)a.f; break;
-    case GP_F64: v->d = a.f; break;
-    case GP_I32: v->i = (int32_t)a.i; break;
-    case GP_U32: v->u = (uint32_t)a.u; break;
-    case GP_I64: v->l = a.i; break;
-    case GP_U64: v->ul = a.u; break;
+    case GP_F32: v->f = (float)a->f; break;
+    case GP_F64: v->d = a->f; break;
+    case GP_I32: v->i = (int32_t)a->i; break;
+    case GP_U32: v->u = (uint32_t)a->u; break;
+    case GP_I64: v->l = a->i; break;
+    case GP_U64: v->ul = a->u; break;
+    default: break;
     }
-    return (gp_arg){GP_ARG_VALUE, NULL, v, gp_type_size(type)};
+    return GP_VALUE_AS(v, type);
 }
 
 gp_status gp_map(gp_stream *stream, gp_map_op op, gp_type type, size_t n, gp_view out, gp_view x, gp_view y,
-                 gp_scalar a)
+                 const gp_scalar *a)
 {
     static const char fn[] = "gp_map";
     if ((unsigned)op >= OP_COUNT) return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: %d is not a gp_map_op", fn, (int)op);
@@ -286,7 +290,7 @@ gp_status gp_map_kernel_destroy(gp_map_kernel *kernel)
 }
 
 gp_status gp_map_kernel_run(gp_stream *stream, gp_map_kernel *kernel, size_t n, gp_view out, const gp_view *in,
-                            gp_scalar a)
+                            const gp_scalar *a)
 {
     static const char fn[] = "gp_map_kernel_run";
     GP__CHECK_HANDLE(kernel, "kernel");

@@ -165,9 +165,180 @@ int gp__check_user_code(const char *text, int statements, char *why, size_t len)
     return 1;
 }
 
-size_t gp__count_params(const char *src, const char *name)
+/* ---- Kernel parameters, read from the source ---- */
+
+typedef struct word {
+    const char *p;
+    size_t n;
+} word;
+
+static int is_ident(char c) { return isalnum((unsigned char)c) || c == '_'; }
+
+static int word_is(word w, const char *s) { return strlen(s) == w.n && strncmp(w.p, s, w.n) == 0; }
+
+/* The replacement of an object-like macro named w: from the -D words ("-DNAME=VALUE"), then
+ * the source's own "#define NAME VALUE" and "typedef VALUE NAME;" lines: 1, or 0 when there is
+ * none, or -1 when the source defines it twice (under #if, say: then which one holds is the
+ * preprocessor's to say, not this reader's). */
+static int macro_once(word w, const char *src, word *value, const char *from);
+static int macro(word w, const char *src, const char *const *defines, size_t ndefines, word *value)
+{
+    for (size_t i = 0; i < ndefines; i++) {
+        const char *d = defines[i] + 2, *eq = strchr(d, '=');
+        size_t len = eq ? (size_t)(eq - d) : strlen(d);
+        if (len == w.n && strncmp(d, w.p, len) == 0) {
+            *value = eq ? (word){eq + 1, strlen(eq + 1)} : (word){"1", 1};
+            return 1;
+        }
+    }
+    int found = macro_once(w, src, value, src);
+    return found == 1 && value->p && macro_once(w, src, &(word){NULL, 0}, value->p + value->n) == 1 ? -1 : found;
+}
+
+/* The first definition of w in src at or after from. */
+static int macro_once(word w, const char *src, word *value, const char *from)
+{
+    const char *l = from;
+    while (l > src && l[-1] != '\n') l--; /* from the start of from's line */
+    if (l != from) l = strchr(from, '\n'), l = l ? l + 1 : NULL;
+    for (; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+        const char *q = l + strspn(l, " \t");
+        size_t end = strcspn(q, "\n");
+        if (strncmp(q, "#define", 7) == 0) {
+            q += 7 + strspn(q + 7, " \t");
+            if (strncmp(q, w.p, w.n) == 0 && !is_ident(q[w.n]) && q[w.n] != '(') {
+                const char *v = q + w.n + strspn(q + w.n, " \t");
+                size_t vn = strcspn(v, "\n");
+                while (vn && (v[vn - 1] == ' ' || v[vn - 1] == '\t' || v[vn - 1] == '\r')) vn--;
+                *value = (word){v, vn};
+                return 1;
+            }
+        } else if (strncmp(q, "typedef", 7) == 0 && memchr(q, ';', end)) {
+            const char *semi = memchr(q, ';', end), *n = semi;
+            while (n > q && (n[-1] == ' ' || n[-1] == '\t')) n--;
+            const char *b = n;
+            while (b > q && is_ident(b[-1])) b--;
+            if ((size_t)(n - b) == w.n && strncmp(b, w.p, w.n) == 0 && !memchr(q, '{', (size_t)(semi - q))) {
+                const char *v = q + 7 + strspn(q + 7, " \t");
+                size_t vn = (size_t)(b - v);
+                while (vn && (v[vn - 1] == ' ' || v[vn - 1] == '\t')) vn--;
+                *value = (word){v, vn};
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Appends the words of text to out (identifiers and '*'), expanding macros up to a few levels;
+ * a macro defined twice sets *ambiguous. */
+static void words_of(word text, const char *src, const char *const *defines, size_t ndefines, int depth, word *out,
+                     size_t *n, size_t max, int *ambiguous)
+{
+    for (size_t i = 0; i < text.n && *n < max;) {
+        char c = text.p[i];
+        if (is_ident(c)) {
+            size_t j = i;
+            while (j < text.n && is_ident(text.p[j])) j++;
+            word w = {text.p + i, j - i}, value;
+            int m = depth < 8 && !isdigit((unsigned char)c) ? macro(w, src, defines, ndefines, &value) : 0;
+            if (m < 0) *ambiguous = 1;
+            if (m > 0)
+                words_of(value, src, defines, ndefines, depth + 1, out, n, max, ambiguous);
+            else
+                out[(*n)++] = w;
+            i = j;
+        } else {
+            if (c == '*') out[(*n)++] = (word){text.p + i, 1};
+            i++;
+        }
+    }
+}
+
+/* The element type, size and name of a C type of the dialect (words without qualifiers). */
+static void type_of(const word *w, size_t n, gp_kernel_param *p)
+{
+    static const struct {
+        const char *name;
+        gp_type type;
+        size_t size;
+    } known[] = {{"float", GP_F32, 4}, {"double", GP_F64, 8}, {"int", GP_I32, 4}, {"signed int", GP_I32, 4},
+                 {"signed", GP_I32, 4}, {"uint", GP_U32, 4}, {"unsigned int", GP_U32, 4}, {"unsigned", GP_U32, 4},
+                 {"long", GP_I64, 8}, {"long int", GP_I64, 8}, {"signed long", GP_I64, 8}, {"ulong", GP_U64, 8},
+                 {"unsigned long", GP_U64, 8}, {"unsigned long int", GP_U64, 8}, {"char", GP_TYPE_NONE, 1},
+                 {"signed char", GP_TYPE_NONE, 1}, {"uchar", GP_TYPE_NONE, 1}, {"unsigned char", GP_TYPE_NONE, 1},
+                 {"short", GP_TYPE_NONE, 2}, {"ushort", GP_TYPE_NONE, 2}, {"unsigned short", GP_TYPE_NONE, 2},
+                 {"half", GP_TYPE_NONE, 2}};
+    size_t used = 0;
+    p->type_name[0] = '\0';
+    for (size_t i = 0; i < n; i++)
+        used += (size_t)snprintf(p->type_name + used, used < sizeof p->type_name ? sizeof p->type_name - used : 0,
+                                 "%s%.*s", i ? " " : "", (int)w[i].n, w[i].p);
+    p->type = GP_TYPE_NONE;
+    p->size = 0;
+    for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
+        if (strcmp(p->type_name, known[k].name) == 0) {
+            p->type = known[k].type;
+            p->size = known[k].size;
+        }
+}
+
+/* One parameter's text: its kind, type and name. 0 when it cannot be read. */
+static int read_param(word text, const char *src, const char *const *defines, size_t ndefines, gp_kernel_param *p)
+{
+    static const char *const qualifiers[] = {"const", "volatile", "restrict", "__restrict__", "__restrict",
+                                             "__global", "global", "__constant", "constant", "__local", "__private",
+                                             "private", "GP_GLOBAL", "GP_CONSTANT", "GP_RESTRICT", "GP_LOCAL"};
+    memset(p, 0, sizeof *p);
+    const char *t = text.p;
+    size_t n = text.n;
+    while (n && isspace((unsigned char)*t)) t++, n--;
+    if (n > 12 && strncmp(t, "GP_LOCAL_ARG", 12) == 0) { /* GP_LOCAL_ARG(T, name) */
+        const char *open = memchr(t, '(', n), *comma = open ? memchr(open, ',', n - (size_t)(open - t)) : NULL;
+        const char *close = comma ? memchr(comma, ')', n - (size_t)(comma - t)) : NULL;
+        if (!close) return 0;
+        word inner[16], name[4];
+        size_t ni = 0, nn = 0;
+        int ambiguous = 0;
+        words_of((word){open + 1, (size_t)(comma - open - 1)}, src, defines, ndefines, 0, inner, &ni, 16, &ambiguous);
+        words_of((word){comma + 1, (size_t)(close - comma - 1)}, NULL, NULL, 0, 8, name, &nn, 4, &ambiguous);
+        if (nn != 1 || ambiguous) return 0;
+        p->kind = GP_ARG_LOCAL;
+        type_of(inner, ni, p);
+        p->size = 0;
+        snprintf(p->name, sizeof p->name, "%.*s", (int)name[0].n, name[0].p);
+        return 1;
+    }
+    word w[32], kept[32];
+    size_t nw = 0, nk = 0, stars = 0;
+    int ambiguous = 0;
+    words_of((word){t, n}, src, defines, ndefines, 0, w, &nw, 32, &ambiguous);
+    if (ambiguous) return 0;
+    for (size_t i = 0; i < nw; i++) {
+        int qualifier = 0;
+        for (size_t q = 0; q < sizeof qualifiers / sizeof qualifiers[0]; q++) qualifier |= word_is(w[i], qualifiers[q]);
+        if (word_is(w[i], "*")) stars++;
+        else if (!qualifier) kept[nk++] = w[i];
+    }
+    if (nk < 2 || stars > 1) return 0; /* a type and a name; pointers to pointers are no buffers */
+    snprintf(p->name, sizeof p->name, "%.*s", (int)kept[nk - 1].n, kept[nk - 1].p);
+    type_of(kept, nk - 1, p);
+    if (stars) {
+        p->kind = GP_ARG_BUFFER;
+        p->size = 0;
+        size_t len = strlen(p->type_name);
+        snprintf(p->type_name + len, sizeof p->type_name - len, " *");
+    } else {
+        p->kind = GP_ARG_VALUE;
+    }
+    return 1;
+}
+
+size_t gp__parse_params(const char *src, const char *const *defines, size_t ndefines, const char *name,
+                        gp_kernel_param *out, size_t max, int *readable)
 {
     size_t nlen = strlen(name);
+    *readable = 0;
     for (const char *p = src ? strstr(src, "GP_KERNEL") : NULL; p; p = strstr(p + 1, "GP_KERNEL")) {
         const char *q = p + strlen("GP_KERNEL");
         while (isspace((unsigned char)*q)) q++;
@@ -178,16 +349,34 @@ size_t gp__count_params(const char *src, const char *name)
         q += nlen;
         while (isspace((unsigned char)*q)) q++;
         if (*q != '(') continue;
-        size_t commas = 0, depth = 0;
-        int words = 0;
-        for (q++; *q && !(*q == ')' && depth == 0); q++) {
+        size_t count = 0, depth = 0;
+        int words = 0, ok = 1;
+        const char *start = ++q;
+        for (; *q && !(*q == ')' && depth == 0); q++) {
             if (*q == '(') depth++;
             else if (*q == ')') depth--;
-            else if (*q == ',' && depth == 0) commas++;
-            else if (!isspace((unsigned char)*q)) words = 1;
+            else if (*q == ',' && depth == 0) {
+                gp_kernel_param scratch;
+                ok = read_param((word){start, (size_t)(q - start)}, src, defines, ndefines,
+                                count < max ? &out[count] : &scratch) && ok;
+                count++;
+                start = q + 1;
+            } else if (!isspace((unsigned char)*q)) words = 1;
         }
         if (!*q) return (size_t)-1;
-        return words ? commas + 1 : 0;
+        if (!words) {
+            *readable = 1;
+            return 0; /* "()" or "(void)" */
+        }
+        if ((size_t)(q - start) == 4 && strncmp(start, "void", 4) == 0 && count == 0) {
+            *readable = 1;
+            return 0;
+        }
+        gp_kernel_param scratch;
+        ok = read_param((word){start, (size_t)(q - start)}, src, defines, ndefines, count < max ? &out[count] : &scratch) &&
+             ok;
+        *readable = ok;
+        return count + 1;
     }
     return (size_t)-1;
 }

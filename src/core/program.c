@@ -89,11 +89,12 @@ gp_status gp_program_create(gp_device *device, const char *source, const char *o
     gp_status st = gp__parse_options(opt_copy, opts, &nopts);
     char *full = st == GP_SUCCESS ? gp__compose_source(be->prelude, opts, nopts, source) : NULL;
     gp_program *p = full ? calloc(1, sizeof *p) : NULL;
-    char *own_source = p ? strdup(source) : NULL;
+    char *own_source = p ? strdup(source) : NULL, *own_options = own_source && options ? strdup(options) : NULL;
     free(opt_copy);
-    if (!own_source) {
+    if (!own_source || (options && !own_options)) {
         free(full);
         free(p);
+        free(own_source);
         return st != GP_SUCCESS ? st : gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "gp_program_create: no host memory");
     }
 
@@ -132,12 +133,14 @@ gp_status gp_program_create(gp_device *device, const char *source, const char *o
     free(bin);
     if (st != GP_SUCCESS) {
         free(own_source);
+        free(own_options);
         free(p);
         return st;
     }
     p->be = be;
     p->dev = device;
     p->source = own_source;
+    p->options = own_options;
     p->info.binary_bytes = bin_bytes;
     atomic_init(&p->refs, 1);
     *program = p;
@@ -149,6 +152,7 @@ static void program_release(gp_program *p)
     if (atomic_fetch_sub(&p->refs, 1) == 1) {
         p->be->program_destroy(p->dev->impl, p->impl);
         free(p->source);
+        free(p->options);
         free(p);
     }
 }
@@ -180,7 +184,21 @@ gp_status gp_kernel_create(gp_program *program, const char *name, gp_kernel **ke
         free(k);
         return st;
     }
-    if (k->props.nargs == (size_t)-1) k->props.nargs = gp__count_params(program->source, name);
+    /* The parameters as the source declares them, where it can be read and agrees with the
+     * backend's count (a declaration made by a macro cannot be read). */
+    enum { MAX_PARAMS = 64 };
+    gp_kernel_param found[MAX_PARAMS];
+    const char *words[MAX_OPTIONS];
+    size_t nwords = 0;
+    int readable = 0;
+    char *opts = program->options ? strdup(program->options) : NULL;
+    if (!program->options || (opts && gp__parse_options(opts, words, &nwords) == GP_SUCCESS)) {
+        size_t n = gp__parse_params(program->source, words, nwords, name, found, MAX_PARAMS, &readable);
+        if (k->props.nargs == (size_t)-1) k->props.nargs = n;
+        if (readable && n == k->props.nargs && n <= MAX_PARAMS && (k->params = malloc((n ? n : 1) * sizeof *found)))
+            memcpy(k->params, found, n * sizeof *found);
+    }
+    free(opts);
     k->be = program->be;
     k->dev = program->dev;
     k->program = program;
@@ -195,6 +213,7 @@ gp_status gp_kernel_destroy(gp_kernel *kernel)
     if (!kernel) return GP_SUCCESS;
     kernel->be->kernel_destroy(kernel->dev->impl, kernel->impl);
     program_release(kernel->program);
+    free(kernel->params);
     free(kernel);
     return GP_SUCCESS;
 }
@@ -227,8 +246,20 @@ static gp_status check_args(const gp_kernel *k, size_t nargs, const gp_arg *args
     if (k->props.nargs != (size_t)-1 && nargs != k->props.nargs)
         return gp__fail(GP_ERROR_INVALID_KERNEL_ARGS, "kernel '%s' takes %zu arguments, %zu given", k->name,
                         k->props.nargs, nargs);
+    static const char *const kind_names[] = {"?", "a buffer", "a value", "local memory"};
     for (size_t i = 0; i < nargs; i++) {
         const gp_arg *a = &args[i];
+        const gp_kernel_param *p = k->params ? &k->params[i] : NULL;
+        if (p && a->kind >= GP_ARG_BUFFER && a->kind <= GP_ARG_LOCAL && a->kind != p->kind)
+            return gp__fail(GP_ERROR_INVALID_KERNEL_ARGS, "kernel '%s' argument %zu is %s, but parameter '%s' (%s) is %s",
+                            k->name, i, kind_names[a->kind], p->name, p->type_name, kind_names[p->kind]);
+        if (p && a->kind == GP_ARG_VALUE && p->size && a->size != p->size)
+            return gp__fail(GP_ERROR_INVALID_KERNEL_ARGS,
+                            "kernel '%s' argument %zu: a value of %zu bytes, but parameter '%s' is a %s of %zu", k->name,
+                            i, a->size, p->name, p->type_name, p->size);
+        if (p && a->kind == GP_ARG_VALUE && p->type != GP_TYPE_NONE && a->type != GP_TYPE_NONE && a->type != p->type)
+            return gp__fail(GP_ERROR_INVALID_KERNEL_ARGS, "kernel '%s' argument %zu is a %s, but parameter '%s' is a %s",
+                            k->name, i, gp__type_name(a->type), p->name, p->type_name);
         switch (a->kind) {
         case GP_ARG_BUFFER:
             if (!a->buffer)
@@ -323,4 +354,29 @@ gp_status gp_kernel_launch(gp_stream *stream, gp_kernel *kernel, unsigned dims, 
     gp__trace_end(t, st, "kernel", kernel->name, 0, 3, work);
     if (plugin_args != small) free(plugin_args);
     return st;
+}
+
+gp_status gp_kernel_get_param_count(const gp_kernel *kernel, size_t *count)
+{
+    GP__CHECK_HANDLE(kernel, "kernel");
+    GP__CHECK_OUT(count, "count");
+    if (kernel->props.nargs == (size_t)-1)
+        return gp__fail(GP_ERROR_UNSUPPORTED, "%s: neither the %s backend nor the source says how many parameters '%s' "
+                        "takes", __func__, kernel->dev->info.backend, kernel->name);
+    *count = kernel->props.nargs;
+    return GP_SUCCESS;
+}
+
+gp_status gp_kernel_get_param(const gp_kernel *kernel, size_t index, gp_kernel_param *param)
+{
+    GP__CHECK_HANDLE(kernel, "kernel");
+    GP__CHECK_OUT(param, "param");
+    if (!kernel->params)
+        return gp__fail(GP_ERROR_UNSUPPORTED, "%s: the declaration of '%s' could not be read from its source (made by a "
+                        "macro?), so its parameters are unknown", __func__, kernel->name);
+    if (index >= kernel->props.nargs)
+        return gp__fail(GP_ERROR_OUT_OF_RANGE, "%s: parameter %zu of '%s', which has %zu", __func__, index, kernel->name,
+                        kernel->props.nargs);
+    *param = kernel->params[index];
+    return GP_SUCCESS;
 }

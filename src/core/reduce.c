@@ -20,7 +20,8 @@
 
 struct gp_reduce_kernel {
     gp_device *dev;
-    gp_type in_type, acc_type;
+    size_t nin;
+    gp_type in_types[3], acc_type;
     gp_kernel *partial, *final;
 };
 
@@ -38,13 +39,15 @@ static size_t group_size(const gp_kernel *a, const gp_kernel *b)
     return ls;
 }
 
-/* Runs both passes on a locked stream. The result goes to out at element out_off, or, with
+/* Runs both passes on a locked stream over nin inputs (the partial kernel takes each as a buffer
+ * and an element offset), counting in units of `unit` elements (a 16-byte vector of the one-input
+ * kernels, four elements of the others). The result goes to out at element out_off, or, with
  * out NULL, to the end of the scratch and from there to result on the host. */
-static gp_status run(gp_stream *s, gp_kernel *partial, gp_kernel *final, size_t in_size, size_t n, gp_view in,
-                     gp_buffer *out, size_t out_off, void *result, size_t result_size)
+static gp_status run(gp_stream *s, gp_kernel *partial, gp_kernel *final, size_t unit, size_t n, size_t nin,
+                     const gp_view *in, gp_buffer *out, size_t out_off, void *result, size_t result_size)
 {
     const gp_device_info *info = &s->dev->info;
-    size_t ls = group_size(partial, final), vw = 16 / in_size, nvec = n / vw;
+    size_t ls = group_size(partial, final), nvec = n / unit;
     if (ls < 16) /* the kernels give the unaligned head and tail to work-items 0..3 of the grid */
         return gp__fail(GP_ERROR_UNSUPPORTED, "gp_reduce: %s:%zu allows work-groups of %zu; the reduction needs 16",
                         info->backend, info->backend_index, ls);
@@ -63,11 +66,20 @@ static gp_status run(gp_stream *s, gp_kernel *partial, gp_kernel *final, size_t 
     gp_status st = gp__scratch(s, result_at + ACC_MAX, &scratch);
     if (st != GP_SUCCESS) return st;
 
-    uint64_t off = in.offset, count = n, dst_off = out_off;
-    size_t global = groups * ls;
-    gp_arg pargs[] = {GP_BUFFER(in.buffer), GP_VALUE(off), GP_VALUE(count), GP_VALUE(first),
-                      GP_VALUE(span), GP_VALUE(step), GP_BUFFER(scratch)};
-    if (groups) st = gp_kernel_launch(s, partial, 1, &global, &ls, 7, pargs);
+    uint64_t offs[3], count = n, dst_off = out_off;
+    size_t global = groups * ls, np = 0;
+    gp_arg pargs[11];
+    for (size_t v = 0; v < nin; v++) {
+        offs[v] = in[v].offset;
+        pargs[np++] = GP_BUFFER(in[v].buffer);
+        pargs[np++] = GP_VALUE(offs[v]);
+    }
+    pargs[np++] = GP_VALUE(count);
+    pargs[np++] = GP_VALUE(first);
+    pargs[np++] = GP_VALUE(span);
+    pargs[np++] = GP_VALUE(step);
+    pargs[np++] = GP_BUFFER(scratch);
+    if (groups) st = gp_kernel_launch(s, partial, 1, &global, &ls, np, pargs);
     if (st != GP_SUCCESS) return st;
 
     uint32_t parts = (uint32_t)groups;
@@ -120,8 +132,8 @@ static gp_status builtin(const char *fn, gp_stream *stream, gp_reduce_op op, gp_
     if (st == GP_SUCCESS) st = gp__builtin_kernel(dev, gp__src_reduce, options, fname, &final);
     if (st == GP_SUCCESS) st = gp__primitive_begin(&stream, dev, fn);
     if (st != GP_SUCCESS) return st;
-    st = run(stream, partial, final, gp_type_size(type), n, in, out ? out->buffer : NULL, out ? out->offset : 0,
-             result, gp_type_size(out_type));
+    st = run(stream, partial, final, 16 / gp_type_size(type), n, 1, &in, out ? out->buffer : NULL,
+             out ? out->offset : 0, result, gp_type_size(out_type));
     gp__primitive_end(stream);
     return st;
 }
@@ -143,19 +155,23 @@ static const char *c_type(gp_type type)
     return gp_type_size(type) ? names[type] : NULL;
 }
 
-gp_status gp_reduce_kernel_create(gp_device *device, gp_type in_type, gp_type acc_type, const char *map_expression,
-                                  const char *combine_expression, const char *identity, gp_reduce_kernel **kernel)
+gp_status gp_reduce_kernel_create(gp_device *device, size_t nin, const gp_type *in_types, gp_type acc_type,
+                                  const char *map_expression, const char *combine_expression, const char *identity,
+                                  gp_reduce_kernel **kernel)
 {
     static const char fn[] = "gp_reduce_kernel_create";
     GP__CHECK_HANDLE(device, "device");
+    GP__CHECK_OUT(in_types, "in_types");
     GP__CHECK_OUT(map_expression, "map_expression");
     GP__CHECK_OUT(combine_expression, "combine_expression");
     GP__CHECK_OUT(identity, "identity");
     GP__CHECK_OUT(kernel, "kernel");
-    const char *options = gp__type_option(device, in_type, fn);
-    if (!options || !gp__type_option(device, acc_type, fn))
-        return gp_type_size(in_type) && gp_type_size(acc_type) ? GP_ERROR_UNSUPPORTED : GP_ERROR_INVALID_ARGUMENT;
-
+    if (nin < 1 || nin > 3)
+        return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: %zu inputs; a reduction takes 1 to 3 (x, y, z)", fn, nin);
+    for (size_t v = 0; v <= nin; v++) {
+        gp_type t = v < nin ? in_types[v] : acc_type;
+        if (!gp__type_option(device, t, fn)) return gp_type_size(t) ? GP_ERROR_UNSUPPORTED : GP_ERROR_INVALID_ARGUMENT;
+    }
     /* Each expression must stay inside its parentheses; it sits on lines of its own (so that a
      * // comment ends there), numbered from 1 in a "file" named after it for compile errors. */
     const char *const exprs[] = {map_expression, combine_expression, identity};
@@ -167,17 +183,30 @@ gp_status gp_reduce_kernel_create(gp_device *device, gp_type in_type, gp_type ac
         if (exprs[e][strspn(exprs[e], " \t\r\n")] == '\0')
             return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: the %s is empty", fn, expr_names[e]);
     }
-    /* The reduce source defines the stamping macro; the user's functions follow it. */
+    /* The reduce source defines the stamping macros; the user's functions follow it. One input
+     * takes the vector kernel of the built-in reductions; more take GP_REDUCE_PARTIAL_N. */
+    static const char *const names[] = {"x", "y", "z"};
+    char params[256] = "", map_params[128] = "", at[128] = "";
+    for (size_t v = 0; v < nin && nin > 1; v++) {
+        const char *t = c_type(in_types[v]), *nm = names[v];
+        size_t pl = strlen(params), ml = strlen(map_params), al = strlen(at);
+        snprintf(params + pl, sizeof params - pl, "%sGP_GLOBAL const %s *gp_%s, ulong gp_%so", v ? ", " : "", t, nm, nm);
+        snprintf(map_params + ml, sizeof map_params - ml, "%s %s, ", t, nm);
+        snprintf(at + al, sizeof at - al, "%sgp_%s[gp_%so + (i)]", v ? ", " : "", nm, nm);
+    }
+    if (nin == 1) snprintf(map_params, sizeof map_params, "T x, ");
     static const char fmt[] =
         "#define GP_TYPE %d\n#define GP_REDUCE_USER 1\n%s\n"
+        "#define GP_IN_PARAMS %s\n#define GP_IN_AT(i) %s\n"
         "typedef %s gp_acc;\n"
-        "GP_FUNC gp_acc gp_user_map(T x, ulong i)\n{\n    (void)i;\n    return (gp_acc)(\n#line 1 \"map\"\n%s\n    );\n}\n"
+        "GP_FUNC gp_acc gp_user_map(%sulong i)\n{\n    (void)i;\n    return (gp_acc)(\n#line 1 \"map\"\n%s\n    );\n}\n"
         "GP_FUNC gp_acc gp_user_combine(gp_acc a, gp_acc b)\n{\n    return (gp_acc)(\n#line 1 \"combine\"\n%s\n    );\n}\n"
         "GP_FUNC gp_acc gp_user_identity(void)\n{\n    return (gp_acc)(\n#line 1 \"identity\"\n%s\n    );\n}\n"
-        "GP_REDUCE_KERNELS(gp_user_reduce, gp_acc, gp_user_identity(), gp_user_map, gp_user_combine, gp_acc,"
-        " GP_FINISH_ACC)\n";
-    int len = snprintf(NULL, 0, fmt, (int)in_type, gp__src_reduce, c_type(acc_type), map_expression,
-                       combine_expression, identity);
+        "%s(gp_user_reduce, gp_acc, gp_user_identity(), gp_user_map, gp_user_combine)\n"
+        "GP_REDUCE_FINAL(gp_user_reduce, gp_acc, gp_user_identity(), gp_user_combine, gp_acc, GP_FINISH_ACC)\n";
+    const char *stamp = nin == 1 ? "GP_REDUCE_PARTIAL" : "GP_REDUCE_PARTIAL_N";
+    int len = snprintf(NULL, 0, fmt, (int)in_types[0], gp__src_reduce, params, at, c_type(acc_type), map_params,
+                       map_expression, combine_expression, identity, stamp);
     gp_reduce_kernel *k = calloc(1, sizeof *k);
     char *src = len > 0 ? malloc((size_t)len + 1) : NULL;
     if (!k || !src) {
@@ -185,8 +214,8 @@ gp_status gp_reduce_kernel_create(gp_device *device, gp_type in_type, gp_type ac
         free(src);
         return gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "%s: no host memory", fn);
     }
-    snprintf(src, (size_t)len + 1, fmt, (int)in_type, gp__src_reduce, c_type(acc_type), map_expression,
-             combine_expression, identity);
+    snprintf(src, (size_t)len + 1, fmt, (int)in_types[0], gp__src_reduce, params, at, c_type(acc_type), map_params,
+             map_expression, combine_expression, identity, stamp);
     gp_program *program = NULL;
     gp_status st = gp_program_create(device, src, NULL, &program);
     free(src);
@@ -198,7 +227,8 @@ gp_status gp_reduce_kernel_create(gp_device *device, gp_type in_type, gp_type ac
         return st;
     }
     k->dev = device;
-    k->in_type = in_type;
+    k->nin = nin;
+    memcpy(k->in_types, in_types, nin * sizeof *in_types);
     k->acc_type = acc_type;
     *kernel = k;
     return GP_SUCCESS;
@@ -213,26 +243,30 @@ gp_status gp_reduce_kernel_destroy(gp_reduce_kernel *kernel)
     return GP_SUCCESS;
 }
 
-static gp_status user(const char *fn, gp_stream *stream, gp_reduce_kernel *kernel, size_t n, gp_view in,
+static gp_status user(const char *fn, gp_stream *stream, gp_reduce_kernel *kernel, size_t n, const gp_view *in,
                       const gp_view *out, void *result)
 {
     GP__CHECK_HANDLE(kernel, "kernel");
+    GP__CHECK_OUT(in, "in");
     if (!out && !result) return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: result is NULL", fn);
-    gp_status st = check(fn, kernel->dev, kernel->in_type, n, in, kernel->acc_type, out);
+    gp_status st = GP_SUCCESS;
+    for (size_t v = 0; v < kernel->nin && st == GP_SUCCESS; v++)
+        st = check(fn, kernel->dev, kernel->in_types[v], n, in[v], kernel->acc_type, v ? NULL : out);
     if (st == GP_SUCCESS) st = gp__primitive_begin(&stream, kernel->dev, fn);
     if (st != GP_SUCCESS) return st;
-    st = run(stream, kernel->partial, kernel->final, gp_type_size(kernel->in_type), n, in, out ? out->buffer : NULL,
+    size_t unit = kernel->nin == 1 ? 16 / gp_type_size(kernel->in_types[0]) : 4;
+    st = run(stream, kernel->partial, kernel->final, unit, n, kernel->nin, in, out ? out->buffer : NULL,
              out ? out->offset : 0, result, gp_type_size(kernel->acc_type));
     gp__primitive_end(stream);
     return st;
 }
 
-gp_status gp_reduce_kernel_run(gp_stream *stream, gp_reduce_kernel *kernel, size_t n, gp_view in, gp_view out)
+gp_status gp_reduce_kernel_run(gp_stream *stream, gp_reduce_kernel *kernel, size_t n, const gp_view *in, gp_view out)
 {
     return user("gp_reduce_kernel_run", stream, kernel, n, in, &out, NULL);
 }
 
-gp_status gp_reduce_kernel_run_to_host(gp_stream *stream, gp_reduce_kernel *kernel, size_t n, gp_view in,
+gp_status gp_reduce_kernel_run_to_host(gp_stream *stream, gp_reduce_kernel *kernel, size_t n, const gp_view *in,
                                        void *result)
 {
     return user("gp_reduce_kernel_run_to_host", stream, kernel, n, in, NULL, result);

@@ -137,12 +137,11 @@ static gp_status run(const char *fn, gp_stream *stream, const gp_stencil *s, siz
         double d[10];
     } w;
     gp_arg args[22];
-    size_t wsize = gp_type_size(s->type);
     for (unsigned i = 0; i < 10; i++) {
         double v = i < weight_count[s->shape] ? s->weights[i] : i == 9 ? s->source_weight : 0;
         if (s->type == GP_F32) w.f[i] = (float)v;
         else w.d[i] = v;
-        args[12 + i] = (gp_arg){GP_ARG_VALUE, NULL, s->type == GP_F32 ? (void *)&w.f[i] : (void *)&w.d[i], wsize};
+        args[12 + i] = GP_VALUE_AS(s->type == GP_F32 ? (void *)&w.f[i] : (void *)&w.d[i], s->type);
     }
     uint64_t src_offset = with_source ? source.offset : a.offset;
     args[4] = GP_BUFFER(with_source ? source.buffer : a.buffer);

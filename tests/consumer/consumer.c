@@ -13,7 +13,7 @@ int main(void)
     gp_scalar two = {.f = 2.0};
     if (gp_device_default(&dev) != GP_SUCCESS || gp_buffer_create(dev, GP_MEMORY_DEVICE, sizeof x, &b) != GP_SUCCESS ||
         gp_buffer_write(NULL, b, 0, x, sizeof x) != GP_SUCCESS ||
-        gp_map(NULL, GP_MAP_SCALE, GP_F32, N, GP_VIEW(b), GP_VIEW(b), GP_VIEW(NULL), two) != GP_SUCCESS ||
+        gp_map(NULL, GP_MAP_SCALE, GP_F32, N, GP_VIEW(b), GP_VIEW(b), GP_VIEW(NULL), &two) != GP_SUCCESS ||
         gp_buffer_read(NULL, b, 0, back, sizeof back) != GP_SUCCESS) {
         fprintf(stderr, "consumer: %s\n", gp_last_error());
         return 1;

@@ -103,7 +103,8 @@ typedef nvrtcProgram ch_rtc_program;
     X(module_unload, cuModuleUnload, CH_S(cuModuleUnload))                                     \
     X(module_get_function, cuModuleGetFunction, CH_S(cuModuleGetFunction))                     \
     X(func_get_attribute, cuFuncGetAttribute, CH_S(cuFuncGetAttribute))                        \
-    X(launch_kernel, cuLaunchKernel, CH_S(cuLaunchKernel))
+    X(launch_kernel, cuLaunchKernel, CH_S(cuLaunchKernel))                                     \
+    X(ctx_synchronize, cuCtxSynchronize, CH_S(cuCtxSynchronize))
 
 /* Interop (native handles in and out, peer copies): resolved when the driver has them; the
  * calls that need them say so when it does not. */

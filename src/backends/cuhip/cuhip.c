@@ -796,8 +796,12 @@ static gp_status ch_program_load(void *dev, const void *binary, size_t binary_by
 
 static void ch_program_destroy(void *dev, void *program)
 {
-    if (gp__ch_vendor_enter(dev) == GP_SUCCESS)
+    /* Work queued earlier may still run the module's kernels (gpuport.h's lifetimes): wait for
+     * the device first. Modules go rarely; buffers go often, and the driver's own free waits. */
+    if (gp__ch_vendor_enter(dev) == GP_SUCCESS) {
+        gp__ch.ctx_synchronize();
         gp__ch.module_unload((ch_module)program);
+    }
 }
 
 /* ---- Kernels ---- */

@@ -100,7 +100,8 @@ typedef hiprtcProgram ch_rtc_program;
     X(module_unload, hipModuleUnload, CH_S(hipModuleUnload))                                   \
     X(module_get_function, hipModuleGetFunction, CH_S(hipModuleGetFunction))                   \
     X(func_get_attribute, hipFuncGetAttribute, CH_S(hipFuncGetAttribute))                      \
-    X(launch_kernel, hipModuleLaunchKernel, CH_S(hipModuleLaunchKernel))
+    X(launch_kernel, hipModuleLaunchKernel, CH_S(hipModuleLaunchKernel))                   \
+    X(ctx_synchronize, hipDeviceSynchronize, CH_S(hipDeviceSynchronize))
 
 /* Interop (native handles in and out, peer copies): resolved when the driver has them; the
  * calls that need them say so when it does not. */
