@@ -1,10 +1,10 @@
-/* heat_diffusion: the 2D Jacobi solver of the classic Python GPU workshop, built from gpuport's
- * primitives alone (a stencil for the step, a reduction of two inputs for the norm). An N x N plate,
- * h = 1/N, a heat source f = 10000 in the centre cell, u = 0 on the edges; each step sets
- * u' = (u_n + u_s + u_e + u_w + h^2 f) / 4 inside, until the L2 norm of u' - u falls below 1e-4.
- * The norm costs a reduction and a wait, so it is taken every K steps (--check-every), not every
- * step. A plain C solver takes it at the same steps: the step counts and the fields must agree. */
+/* heat_diffusion: the 2D Jacobi solver of the classic Python GPU workshop (heat.h states the
+ * problem), built from gpuport's primitives alone (a stencil for the step, a reduction of two
+ * inputs for the norm). The norm costs a reduction and a wait, so it is taken every K steps
+ * (--check-every), not every step. A plain C solver takes it at the same steps: the step counts
+ * and the fields must agree. heat_diffusion_mpi solves the same over MPI ranks. */
 #include "common.h"
+#include "heat.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -20,9 +20,6 @@ static const char usage[] =
     "  --out FILE       write the final field as a PGM heat map (default heat.pgm)\n"
     "  --sizes          time per step for N = 256, 512, ... up to --max-n (default 8192), --steps\n"
     "                   steps each (default 100)\n";
-
-#define SOURCE 10000.0
-#define TOLERANCE 1e-4
 
 typedef struct options {
     size_t n, every, max_steps, steps, max_n;
@@ -48,10 +45,9 @@ static void grid_destroy(grid *g)
 static int grid_create(gp_device *dev, gp_type type, size_t n, grid *g)
 {
     size_t es = gp_type_size(type), bytes = n * n * es, centre = n / 2 * n + n / 2;
-    float f32 = (float)SOURCE;
-    double f64 = SOURCE, zero = 0;
-    *g = (grid){type, n, NULL, NULL, NULL,
-                {GP_STENCIL_5POINT, type, GP_BOUNDARY_FIXED, n, n, 1, {0, .25, .25, .25, .25}, 0.25 / ((double)n * n)}};
+    float f32 = (float)HEAT_SOURCE;
+    double f64 = HEAT_SOURCE, zero = 0;
+    *g = (grid){type, n, NULL, NULL, NULL, heat_stencil(type, n)};
     if (gp_buffer_create(dev, GP_MEMORY_DEVICE, bytes, &g->a) != GP_SUCCESS ||
         gp_buffer_create(dev, GP_MEMORY_DEVICE, bytes, &g->b) != GP_SUCCESS ||
         gp_buffer_create(dev, GP_MEMORY_DEVICE, bytes, &g->f) != GP_SUCCESS ||
@@ -85,78 +81,6 @@ static double *read_field(const grid *g, gp_view view)
     free(u);
     free(raw);
     return NULL;
-}
-
-/* The plain C solver: `steps` steps from u = 0, each rounded to float with --f32 as the device
- * stores it. The norm of u' - u after each multiple of `every` and after the last step goes to
- * norms[], one per check. Returns u, or NULL without memory. */
-static double *host_solve(size_t n, int f32, size_t steps, size_t every, double *norms)
-{
-    double *u = calloc(n * n, sizeof *u), *v = calloc(n * n, sizeof *v), h2f = SOURCE / ((double)n * n);
-    if (!u || !v) {
-        free(u);
-        free(v);
-        return NULL;
-    }
-    for (size_t s = 1; s <= steps; s++) {
-        double sum = 0;
-        for (size_t y = 1; y + 1 < n; y++)
-            for (size_t x = 1; x + 1 < n; x++) {
-                size_t i = y * n + x;
-                double w = (u[i - n] + u[i + n] + u[i + 1] + u[i - 1] + (x == n / 2 && y == n / 2 ? h2f : 0)) / 4;
-                if (f32)
-                    w = (float)w;
-                sum += (w - u[i]) * (w - u[i]);
-                v[i] = w;
-            }
-        double *t = u;
-        u = v;
-        v = t;
-        if (s % every == 0 || s == steps)
-            norms[(s - 1) / every] = sqrt(sum);
-    }
-    free(v);
-    return u;
-}
-
-/* How far the device's field may be from the host's after `steps` steps. Each step rounds a sum
- * of six non-negative terms (at most 7 roundings, in any order, fused or not) on either side,
- * and a Jacobi step never grows a difference (its weights are >= 0 and add up to <= 1); u only
- * grows from 0, so its largest value is the last field's. */
-static double field_bound(int f32, size_t steps, double largest)
-{
-    double unit = f32 ? 0x1p-24 : 0x1p-53;
-    return 2 * 7.5 * unit * (double)steps * largest;
-}
-
-/* The largest |dev - host|; *bound gets field_bound. */
-static double field_error(size_t n, const double *dev, const double *host, int f32, size_t steps, double *bound)
-{
-    double err = 0, largest = 0;
-    for (size_t i = 0; i < n * n; i++) {
-        err = fmax(err, fabs(dev[i] - host[i]));
-        largest = fmax(largest, host[i]);
-    }
-    *bound = field_bound(f32, steps, largest);
-    return err;
-}
-
-/* A heat map: 0 black, the hottest cell white, on a square-root scale so that the tail of the
- * field away from the source is visible. */
-static int write_pgm(const char *path, size_t n, const double *u)
-{
-    double top = 0;
-    for (size_t i = 0; i < n * n; i++)
-        top = fmax(top, u[i]);
-    FILE *fp = fopen(path, "wb");
-    if (!fp) {
-        perror(path);
-        return 1;
-    }
-    fprintf(fp, "P5\n%zu %zu\n255\n", n, n);
-    for (size_t i = 0; i < n * n; i++)
-        fputc(top > 0 ? (int)(255 * sqrt(u[i] / top)) : 0, fp);
-    return fclose(fp) != 0;
 }
 
 /* 0, after saying so, when the run wants doubles and the device has none. */
@@ -197,7 +121,7 @@ static int solve(gp_device *dev, void *ctx)
     CHECK(gp_reduce_kernel_run_to_host(NULL, sum_sq, cells, both, &sum));
     ex_timer timer;
     CHECK(ex_timer_start(&timer, dev, NULL));
-    while (steps < o->max_steps && !(norm < TOLERANCE)) {
+    while (steps < o->max_steps && !(norm < HEAT_TOLERANCE)) {
         size_t k = o->max_steps - steps < o->every ? o->max_steps - steps : o->every;
         gp_view result;
         CHECK(gp_stencil_run(NULL, &g.stencil, k, u, prev, GP_VIEW(g.f), &result));
@@ -217,47 +141,10 @@ static int solve(gp_device *dev, void *ctx)
     grid_destroy(&g);
     if (!field)
         return 1;
-
-    int converged = norm < TOLERANCE;
-    printf("N = %zu, %s: %zu steps, norm %.3e %s %.0e (taken every %zu steps), centre u = %.6g\n", n,
-           o->f32 ? "f32" : "f64", steps, norm, converged ? "<" : ">=", TOLERANCE, o->every, field[n / 2 * n + n / 2]);
+    int failed = heat_report(n, o->f32, o->every, steps, norm, field, o->out);
     printf("device: %.1f ms, %.4f ms per step (norms included)\n", ms, ms / (double)steps);
-
-    size_t checks = (steps + o->every - 1) / o->every;
-    double *norms = malloc(checks * sizeof *norms), t0 = ex_host_ms(), bound;
-    double *host = norms ? host_solve(n, o->f32, steps, o->every, norms) : NULL;
-    if (!host) {
-        fprintf(stderr, "out of host memory for the plain C solver\n");
-        free(norms);
-        free(field);
-        return 1;
-    }
-    double host_ms = ex_host_ms() - t0, err = field_error(n, field, host, o->f32, steps, &bound);
-
-    /* A check where the host's norm lies within what rounding can move it of the tolerance may
-     * go either way; every other check must decide as the host's does. */
-    double window = 2 * (double)n * bound + (double)cells * (o->f32 ? 0x1p-24 : 0x1p-53) * TOLERANCE;
-    size_t host_steps = 0;
-    int same_stop = 1;
-    for (size_t c = 0; c < checks; c++) {
-        int host_stops = norms[c] < TOLERANCE, dev_stops = c + 1 == checks && converged;
-        if (host_stops && !host_steps)
-            host_steps = c + 1 == checks ? steps : (c + 1) * o->every;
-        if (host_stops != dev_stops && fabs(norms[c] - TOLERANCE) > window)
-            same_stop = 0;
-    }
-    int ok = same_stop && err <= bound;
-    if (host_steps)
-        printf("plain C (%.0f ms): converged after %zu steps", host_ms, host_steps);
-    else
-        printf("plain C (%.0f ms): not converged after %zu steps", host_ms, steps);
-    printf("; field within %.2e of it (bound %.2e): %s\n", err, bound, ok ? "correct" : "WRONG");
-    if (ok && o->out && write_pgm(o->out, n, field) == 0)
-        printf("wrote %s\n", o->out);
-    free(norms);
-    free(host);
     free(field);
-    return !ok;
+    return failed;
 }
 
 /* Time per step on growing grids, with no norm: the stencil's own speed. */
@@ -289,12 +176,12 @@ static int sizes(gp_device *dev, void *ctx)
         CHECK(ex_timer_stop(&timer, &ms));
         double *field = read_field(&g, result), norms[2];
         grid_destroy(&g);
-        double *host = field ? host_solve(n, o->f32, o->steps, o->steps, norms) : NULL;
+        double *host = field ? heat_host_solve(n, o->f32, o->steps, o->steps, norms) : NULL;
         if (!host) {
             free(field);
             return 1;
         }
-        double err = field_error(n, field, host, o->f32, o->steps, &bound);
+        double err = heat_field_error(n, field, host, o->f32, o->steps, &bound);
         double per_step = ms / (double)o->steps;
         /* A 2D stencil moves 2 grids per step: one read, one written. */
         printf("%6zu %12.4f %10.1f  %s\n", n, per_step, 2.0 * n * n * es / (per_step * 1e6),

@@ -89,6 +89,13 @@ GP_API const char *gp_status_string(gp_status status);
 /* What went wrong in the calling thread's last failed call, in words; "" when nothing has.
  * Successful calls leave it alone; it stays valid until the thread's next failed call. */
 GP_API const char *gp_last_error(void);
+/* For libraries built on gpuport (libgpuport-mpi, bindings): sets the calling thread's
+ * gp_last_error() to the formatted message and returns status, as gpuport's own calls do. */
+GP_API gp_status gp_set_last_error(gp_status status, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 
 /* ---- Backends and devices -------------------------------------------------------------- */
 
@@ -570,6 +577,13 @@ typedef struct gp_stencil {
  * .25}, source_weight h^2 / 4 and GP_BOUNDARY_FIXED. */
 GP_API gp_status gp_stencil_apply(gp_stream *stream, const gp_stencil *stencil, gp_view out, gp_view in,
                                   gp_view source);
+/* gp_stencil_apply on the box of cells origin[d] <= c[d] < origin[d] + extent[d] (d = x, y, z)
+ * alone; out's other cells are left as they are. Boundaries stay those of the whole grid, so
+ * boxes that tile the grid give gp_stencil_apply's result, bit for bit (a distributed solver
+ * computes a block's interior while its halos travel). A box leaving the grid is
+ * GP_ERROR_OUT_OF_RANGE; an extent of 0 runs nothing. */
+GP_API gp_status gp_stencil_apply_region(gp_stream *stream, const gp_stencil *stencil, const size_t origin[3],
+                                         const size_t extent[3], gp_view out, gp_view in, gp_view source);
 /* steps applications, ping-ponging a -> b -> a ...: the result is in b after an odd number of
  * steps and in a after an even one (0 steps: nothing runs); *result (when not NULL) is that view. */
 GP_API gp_status gp_stencil_run(gp_stream *stream, const gp_stencil *stencil, size_t steps, gp_view a, gp_view b,

@@ -1,6 +1,7 @@
 /* Built-in stencils, out of place: gp_stencil_<shape>[_src](out, out offset, in, in offset, src,
- * src offset, nx, ny, nz, groups_x, groups_y, mode, w0..w8, source weight), shapes 5point, 3x3
- * and 7point, the _src kernels adding source weight * src (the others never read src).
+ * src offset, nx, ny, nz, the box x0, y0, z0, x1, y1, z1, groups_x, groups_y, mode, w0..w8,
+ * source weight), shapes 5point, 3x3 and 7point, the _src kernels adding source weight * src
+ * (the others never read src).
  *
  * Every global byte should come from DRAM about once. A work-group is STENCIL_BX x STENCIL_BY
  * work-items, neighbours in x on neighbouring cells (coalesced rows); each work-item marches
@@ -182,45 +183,49 @@ GP_FUNC void st_edge_3d(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_REST
     }
 }
 
-/* shape: 0 5-point, 1 3x3, 2 7-point; constants once inlined, as is has_src. */
+/* The cells of the box [x0, x1) x [y0, y1) x [z0, z1) of the nx x ny x nz grid (the whole grid
+ * but for gp_stencil_apply_region); boundaries are the grid's. shape: 0 5-point, 1 3x3,
+ * 2 7-point; constants once inlined, as is has_src. */
 GP_FUNC void st_stencil(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_RESTRICT in,
-                        GP_GLOBAL const T *GP_RESTRICT src, uint nx, uint ny, uint nz, uint groups_x,
-                        uint groups_y, uint mode, st_coef k, int shape, int has_src)
+                        GP_GLOBAL const T *GP_RESTRICT src, uint nx, uint ny, uint nz, uint x0, uint y0, uint z0,
+                        uint x1, uint y1, uint z1, uint groups_x, uint groups_y, uint mode, st_coef k, int shape,
+                        int has_src)
 {
     uint g = gp_group_id(0), row = g / groups_x;
-    uint x = (g % groups_x) * STENCIL_BX + gp_local_id(0);
-    if (x >= nx) return;
+    uint x = x0 + (g % groups_x) * STENCIL_BX + gp_local_id(0);
+    if (x >= x1) return;
     if (shape == 2) {
-        uint y = (row % groups_y) * STENCIL_BY + gp_local_id(1), z0 = (row / groups_y) * STENCIL_CELLS;
-        if (y >= ny || z0 >= nz) return;
+        uint y = y0 + (row % groups_y) * STENCIL_BY + gp_local_id(1), z = z0 + (row / groups_y) * STENCIL_CELLS;
+        if (y >= y1 || z >= z1) return;
         ulong plane = (ulong)nx * ny;
-        if (x > 0 && x + 1 < nx && y > 0 && y + 1 < ny && z0 > 0 && nz - z0 > STENCIL_CELLS)
-            st_inner_3d(out, in, src, z0 * plane + (ulong)y * nx + x, nx, plane, k, has_src);
+        if (x > 0 && x + 1 < nx && y > 0 && y + 1 < ny && z > 0 && nz - z > STENCIL_CELLS && z1 - z >= STENCIL_CELLS)
+            st_inner_3d(out, in, src, z * plane + (ulong)y * nx + x, nx, plane, k, has_src);
         else
-            st_edge_3d(out, in, src, nx, ny, nz, x, y, z0, nz - z0 < STENCIL_CELLS ? nz - z0 : STENCIL_CELLS, mode,
-                       k, has_src);
+            st_edge_3d(out, in, src, nx, ny, nz, x, y, z, z1 - z < STENCIL_CELLS ? z1 - z : STENCIL_CELLS, mode, k,
+                       has_src);
         return;
     }
-    uint y0 = (row * STENCIL_BY + gp_local_id(1)) * STENCIL_CELLS;
-    if (y0 >= ny) return;
-    if (x > 0 && x + 1 < nx && y0 > 0 && ny - y0 > STENCIL_CELLS)
-        st_inner_2d(out, in, src, (ulong)y0 * nx + x, nx, k, shape == 1, has_src);
+    uint y = y0 + (row * STENCIL_BY + gp_local_id(1)) * STENCIL_CELLS;
+    if (y >= y1) return;
+    if (x > 0 && x + 1 < nx && y > 0 && ny - y > STENCIL_CELLS && y1 - y >= STENCIL_CELLS)
+        st_inner_2d(out, in, src, (ulong)y * nx + x, nx, k, shape == 1, has_src);
     else
-        st_edge_2d(out, in, src, nx, ny, x, y0, ny - y0 < STENCIL_CELLS ? ny - y0 : STENCIL_CELLS, mode, k,
-                   shape == 1, has_src);
+        st_edge_2d(out, in, src, nx, ny, x, y, y1 - y < STENCIL_CELLS ? y1 - y : STENCIL_CELLS, mode, k, shape == 1,
+                   has_src);
 }
 
 #define ST_ARGS                                                                                \
     GP_GLOBAL T *GP_RESTRICT out, ulong out_offset, GP_GLOBAL const T *GP_RESTRICT in, ulong in_offset, \
-        GP_GLOBAL const T *GP_RESTRICT src, ulong src_offset, uint nx, uint ny, uint nz, uint groups_x, \
-        uint groups_y, uint mode, T w0, T w1, T w2, T w3, T w4, T w5, T w6, T w7, T w8, T sw
+        GP_GLOBAL const T *GP_RESTRICT src, ulong src_offset, uint nx, uint ny, uint nz, uint x0, uint y0, \
+        uint z0, uint x1, uint y1, uint z1, uint groups_x, uint groups_y, uint mode, T w0, T w1, T w2, T w3, \
+        T w4, T w5, T w6, T w7, T w8, T sw
 
 #define ST_KERNEL(name, shape, has_src)                                                        \
     GP_KERNEL void gp_stencil_##name(ST_ARGS)                                                  \
     {                                                                                          \
         st_coef k = {w0, w1, w2, w3, w4, w5, w6, w7, w8, sw};                                  \
-        st_stencil(out + out_offset, in + in_offset, src + src_offset, nx, ny, nz, groups_x, groups_y, mode, k, \
-                   shape, has_src);                                                            \
+        st_stencil(out + out_offset, in + in_offset, src + src_offset, nx, ny, nz, x0, y0, z0, x1, y1, z1, \
+                   groups_x, groups_y, mode, k, shape, has_src);                               \
     }
 
 ST_KERNEL(5point, 0, 0)

@@ -1,6 +1,7 @@
 /* Proves gp_stencil_apply and gp_stencil_run against plain C on the host: every shape, boundary
  * and type on edge-case grids, at offsets with the elements around out untouched, several
- * steps ping-ponged, and that bad input is refused and changes nothing. */
+ * steps ping-ponged; gp_stencil_apply_region box by box against the whole grid, bit for bit;
+ * and that bad input is refused and changes nothing. */
 #include "common.h"
 
 #include <float.h>
@@ -314,6 +315,95 @@ static void stencil_run(void **state)
     }
 }
 
+/* ---- Boxes ---------------------------------------------------------------------------------- */
+
+/* The grid cut at random places along each axis into up to 4 x 4 x 4 boxes, each applied with
+ * gp_stencil_apply_region, gives gp_stencil_apply's grid bit for bit (as docs/primitives.md
+ * promises); a box alone leaves every cell outside it as it was. */
+static void check_boxes(const gp_stencil *s, int with_source, uint64_t seed)
+{
+    const gp_type t = s->type;
+    const size_t n = cells(s), size = gp_type_size(t), sides[3] = {s->nx, s->ny, s->nz};
+    double *hin = random_grid(t, 2 * n, seed);
+    gp_buffer *bin = tst_buffer(GP_MEMORY_DEVICE, 2 * n * size), *whole = tst_buffer(GP_MEMORY_DEVICE, n * size);
+    gp_buffer *boxes = tst_buffer(GP_MEMORY_DEVICE, n * size);
+    upload(t, bin, 0, hin, 2 * n);
+    gp_view in = GP_VIEW(bin), source = with_source ? GP_VIEW_AT(bin, n) : GP_VIEW(NULL);
+    GP_OK(gp_stencil_apply(NULL, s, GP_VIEW(whole), in, source));
+    GP_OK(gp_buffer_fill(NULL, boxes, 0, n * size, &fill, 1));
+
+    /* Cut points: 0, up to three random ones, the side. */
+    size_t cuts[3][5], ncuts[3];
+    for (int d = 0; d < 3; d++) {
+        ncuts[d] = 0;
+        cuts[d][ncuts[d]++] = 0;
+        for (size_t c = 1 + tst_random_u32(&seed) % 3; c > 0; c--) {
+            size_t at = tst_random_u32(&seed) % (sides[d] + 1);
+            if (at > cuts[d][ncuts[d] - 1]) cuts[d][ncuts[d]++] = at;
+        }
+        if (cuts[d][ncuts[d] - 1] != sides[d]) cuts[d][ncuts[d]++] = sides[d];
+    }
+    for (size_t i = 0; i + 1 < ncuts[0]; i++)
+        for (size_t j = 0; j + 1 < ncuts[1]; j++)
+            for (size_t k = 0; k + 1 < ncuts[2]; k++) {
+                size_t origin[3] = {cuts[0][i], cuts[1][j], cuts[2][k]};
+                size_t extent[3] = {cuts[0][i + 1] - origin[0], cuts[1][j + 1] - origin[1], cuts[2][k + 1] - origin[2]};
+                GP_OK(gp_stencil_apply_region(NULL, s, origin, extent, GP_VIEW(boxes), in, source));
+            }
+    unsigned char *want = tst_malloc(n * size), *got = tst_malloc(n * size);
+    GP_OK(gp_buffer_read(NULL, whole, 0, want, n * size));
+    GP_OK(gp_buffer_read(NULL, boxes, 0, got, n * size));
+    for (size_t c = 0; c < n; c++)
+        if (memcmp(got + c * size, want + c * size, size))
+            fail_msg("%s %s %s %zux%zux%zu in boxes: cell (%zu, %zu, %zu) = %.17g, the whole grid's %.17g",
+                     t == GP_F32 ? "f32" : "f64", shape_names[s->shape], boundary_names[s->boundary], s->nx, s->ny,
+                     s->nz, c % s->nx, c / s->nx % s->ny, c / s->nx / s->ny, get(t, got, c), get(t, want, c));
+
+    /* One box in the middle: nothing outside it written. */
+    size_t origin[3], extent[3];
+    for (int d = 0; d < 3; d++) {
+        origin[d] = sides[d] / 3;
+        extent[d] = sides[d] - origin[d] > 1 ? (sides[d] - origin[d]) / 2 : sides[d] - origin[d];
+    }
+    GP_OK(gp_buffer_fill(NULL, boxes, 0, n * size, &fill, 1));
+    GP_OK(gp_stencil_apply_region(NULL, s, origin, extent, GP_VIEW(boxes), in, source));
+    GP_OK(gp_buffer_read(NULL, boxes, 0, got, n * size));
+    for (size_t c = 0; c < n; c++) {
+        size_t at[3] = {c % s->nx, c / s->nx % s->ny, c / s->nx / s->ny};
+        int inside = 1;
+        for (int d = 0; d < 3; d++) inside &= at[d] >= origin[d] && at[d] < origin[d] + extent[d];
+        if (inside ? memcmp(got + c * size, want + c * size, size) != 0 : got[c * size] != fill)
+            fail_msg("one box from (%zu, %zu, %zu) of %zu x %zu x %zu: cell (%zu, %zu, %zu) %s", origin[0], origin[1],
+                     origin[2], extent[0], extent[1], extent[2], at[0], at[1], at[2],
+                     inside ? "differs from the whole grid's" : "was written");
+    }
+    free(want);
+    free(got);
+    free(hin);
+    GP_OK(gp_buffer_destroy(bin));
+    GP_OK(gp_buffer_destroy(whole));
+    GP_OK(gp_buffer_destroy(boxes));
+}
+
+static void stencil_regions(void **state)
+{
+    (void)state;
+    static const grid grids[] = {{1, 1, 1}, {3, 3, 1}, {2, 9, 1}, {70, 45, 1}, {3, 3, 3}, {37, 21, 27}};
+    uint64_t st = 51;
+    for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++)
+        for (int shape = GP_STENCIL_5POINT; shape <= GP_STENCIL_7POINT; shape++) {
+            if (grids[g].nz > 1 && shape != GP_STENCIL_7POINT) continue; /* 2D shapes take nz = 1 */
+            for (int b = GP_BOUNDARY_FIXED; b <= GP_BOUNDARY_ZERO; b++)
+                for (int t = GP_F32; t <= (tst_info.fp64 ? GP_F64 : GP_F32); t++)
+                    for (int trial = 0; trial < 3; trial++) {
+                        gp_stencil s = {(gp_stencil_shape)shape, (gp_type)t, (gp_boundary)b, grids[g].nx,
+                                        grids[g].ny, grids[g].nz, {0}, 0};
+                        random_weights(&s, &st);
+                        check_boxes(&s, trial == 1, st);
+                    }
+        }
+}
+
 /* ---- Bad input ------------------------------------------------------------------------------ */
 
 static void stencil_bad_input(void **state)
@@ -367,6 +457,17 @@ static void stencil_bad_input(void **state)
     GP_EXPECT(gp_stencil_run(NULL, &good, 3, out, GP_VIEW_AT(bo, N - 1), none, &result), GP_ERROR_INVALID_ARGUMENT);
     GP_EXPECT(gp_stencil_run(NULL, &good, 3, in, out, GP_VIEW_AT(bi, 5), &result), GP_ERROR_INVALID_ARGUMENT);
     GP_EXPECT(gp_stencil_run(NULL, &good, 0, in, out, GP_VIEW_AT(bo, N - 1), &result), GP_ERROR_INVALID_ARGUMENT);
+    /* Boxes: NULL, leaving the grid (also by wrapping), and 0 cells, which write nothing. */
+    size_t origin[3] = {0, 0, 0}, extent[3] = {NX, NY, 1};
+    GP_EXPECT(gp_stencil_apply_region(NULL, &good, NULL, extent, out, in, none), GP_ERROR_INVALID_ARGUMENT);
+    GP_EXPECT(gp_stencil_apply_region(NULL, &good, origin, NULL, out, in, none), GP_ERROR_INVALID_ARGUMENT);
+    static const size_t boxes[][6] = {{1, 0, 0, NX, NY, 1}, {0, 2, 0, 1, NY - 1, 1}, {0, 0, 1, 1, 1, 1},
+                                      {0, 0, 0, 1, 1, 2},   {NX, 0, 0, 1, 1, 1},     {SIZE_MAX, 0, 0, 2, 1, 1},
+                                      {1, 0, 0, SIZE_MAX, 1, 1}};
+    for (size_t i = 0; i < sizeof boxes / sizeof boxes[0]; i++)
+        GP_EXPECT(gp_stencil_apply_region(NULL, &good, boxes[i], boxes[i] + 3, out, in, none), GP_ERROR_OUT_OF_RANGE);
+    extent[1] = 0;
+    GP_OK(gp_stencil_apply_region(NULL, &good, origin, extent, out, in, none));
     assert_null(result.buffer);
     assert_int_equal(result.offset, 77);
     tst_check_buffer(bo, before, sizeof before);
@@ -426,6 +527,6 @@ static void stencil_no_fp64(void **state)
 const struct CMUnitTest tst_stencil_tests[] = {
     cmocka_unit_test(stencil_2d_f32),    cmocka_unit_test(stencil_2d_f64),      cmocka_unit_test(stencil_3d_f32),
     cmocka_unit_test(stencil_3d_f64),    cmocka_unit_test(stencil_large),       cmocka_unit_test(stencil_run),
-    cmocka_unit_test(stencil_bad_input), cmocka_unit_test(stencil_no_fp64),
+    cmocka_unit_test(stencil_regions),   cmocka_unit_test(stencil_bad_input),   cmocka_unit_test(stencil_no_fp64),
 };
 const size_t tst_stencil_tests_count = sizeof tst_stencil_tests / sizeof tst_stencil_tests[0];

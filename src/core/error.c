@@ -94,13 +94,28 @@ void gp__set_error(const char *fmt, ...)
     va_end(ap);
 }
 
+static gp_status vfail(gp_status status, const char *fmt, va_list ap)
+{
+    vset(fmt, ap);
+    gp__debug("error", "%s: %s", gp_status_name(status), gp_last_error());
+    return status;
+}
+
 gp_status gp__fail(gp_status status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vset(fmt, ap);
+    vfail(status, fmt, ap);
     va_end(ap);
-    gp__debug("error", "%s: %s", gp_status_name(status), gp_last_error());
+    return status;
+}
+
+gp_status gp_set_last_error(gp_status status, const char *format, ...)
+{
+    va_list ap;
+    va_start(ap, format);
+    vfail(status, format, ap);
+    va_end(ap);
     return status;
 }
 

@@ -91,15 +91,29 @@ static gp_status check(const char *fn, const gp_stencil *s, size_t nviews, const
 
 static size_t div_up(size_t a, size_t b) { return a / b + (a % b != 0); }
 
-/* a -> b -> a ... for steps steps; names are b's, a's and source's in messages, and the first
- * nwrites of b, a are written. */
-static gp_status run(const char *fn, gp_stream *stream, const gp_stencil *s, size_t steps, gp_view a, gp_view b,
-                     gp_view source, const char *const *names, size_t nwrites, gp_view *result)
+/* a -> b -> a ... for steps steps over the box from origin of extent cells (NULL: the whole
+ * grid); names are b's, a's and source's in messages, and the first nwrites of b, a are
+ * written. */
+static gp_status run(const char *fn, gp_stream *stream, const gp_stencil *s, size_t steps, const size_t *origin,
+                     const size_t *extent, gp_view a, gp_view b, gp_view source, const char *const *names,
+                     size_t nwrites, gp_view *result)
 {
     const gp_view views[3] = {b, a, source};
     int with_source = source.buffer != NULL;
     gp_status st = check(fn, s, 2 + (size_t)with_source, views, names, nwrites);
     if (st != GP_SUCCESS) return st;
+    const size_t sides[3] = {s->nx, s->ny, s->nz}, whole[3] = {0, 0, 0};
+    if (!origin) {
+        origin = whole;
+        extent = sides;
+    }
+    for (int d = 0; d < 3; d++)
+        if (origin[d] > sides[d] || extent[d] > sides[d] - origin[d])
+            return gp__fail(GP_ERROR_OUT_OF_RANGE,
+                            "%s: the box from (%zu, %zu, %zu) of %zu x %zu x %zu cells leaves the %zu x %zu x %zu grid",
+                            fn, origin[0], origin[1], origin[2], extent[0], extent[1], extent[2], s->nx, s->ny,
+                            s->nz);
+    if (!extent[0] || !extent[1] || !extent[2]) steps = 0;
     gp_device *dev = b.buffer->dev;
     const char *type_option = gp__type_option(dev, s->type, fn);
     if (!type_option) return GP_ERROR_UNSUPPORTED;
@@ -110,8 +124,8 @@ static gp_status run(const char *fn, gp_stream *stream, const gp_stencil *s, siz
     /* All groups are numbered in dimension 0 (the kernel splits the number), each row of
      * work-items reaching its cells with 32-bit indices. */
     int flat = s->shape != GP_STENCIL_7POINT;
-    size_t gx = div_up(s->nx, t.bx), gy = div_up(s->ny, flat ? (size_t)t.by * t.cells : t.by);
-    size_t gz = flat ? 1 : div_up(s->nz, t.cells), groups = gx * gy * gz;
+    size_t gx = div_up(extent[0], t.bx), gy = div_up(extent[1], flat ? (size_t)t.by * t.cells : t.by);
+    size_t gz = flat ? 1 : div_up(extent[2], t.cells), groups = gx * gy * gz;
     if (gx * t.bx > UINT32_MAX || gy * t.by * (flat ? t.cells : 1) > UINT32_MAX || gz * t.cells > UINT32_MAX ||
         groups > INT32_MAX / t.bx)
         return gp__fail(GP_ERROR_UNSUPPORTED,
@@ -130,28 +144,25 @@ static gp_status run(const char *fn, gp_stream *stream, const gp_stencil *s, siz
     st = gp__primitive_begin(&stream, dev, fn);
     if (st != GP_SUCCESS) return st;
 
-    uint32_t nx = (uint32_t)s->nx, ny = (uint32_t)s->ny, nz = (uint32_t)s->nz, groups_x = (uint32_t)gx;
-    uint32_t groups_y = (uint32_t)gy, mode = (uint32_t)s->boundary;
+    /* The grid's sides, the box's first cells and its ends, the group counts and the mode. */
+    uint32_t u[12] = {(uint32_t)s->nx, (uint32_t)s->ny, (uint32_t)s->nz, (uint32_t)origin[0], (uint32_t)origin[1],
+                      (uint32_t)origin[2], (uint32_t)(origin[0] + extent[0]), (uint32_t)(origin[1] + extent[1]),
+                      (uint32_t)(origin[2] + extent[2]), (uint32_t)gx, (uint32_t)gy, (uint32_t)s->boundary};
     union {
         float f[10];
         double d[10];
     } w;
-    gp_arg args[22];
+    gp_arg args[28];
+    for (unsigned i = 0; i < 12; i++) args[6 + i] = GP_VALUE(u[i]);
     for (unsigned i = 0; i < 10; i++) {
         double v = i < weight_count[s->shape] ? s->weights[i] : i == 9 ? s->source_weight : 0;
         if (s->type == GP_F32) w.f[i] = (float)v;
         else w.d[i] = v;
-        args[12 + i] = GP_VALUE_AS(s->type == GP_F32 ? (void *)&w.f[i] : (void *)&w.d[i], s->type);
+        args[18 + i] = GP_VALUE_AS(s->type == GP_F32 ? (void *)&w.f[i] : (void *)&w.d[i], s->type);
     }
     uint64_t src_offset = with_source ? source.offset : a.offset;
     args[4] = GP_BUFFER(with_source ? source.buffer : a.buffer);
     args[5] = GP_VALUE(src_offset);
-    args[6] = GP_VALUE(nx);
-    args[7] = GP_VALUE(ny);
-    args[8] = GP_VALUE(nz);
-    args[9] = GP_VALUE(groups_x);
-    args[10] = GP_VALUE(groups_y);
-    args[11] = GP_VALUE(mode);
     size_t global[2] = {groups * t.bx, t.by}, local[2] = {t.bx, t.by};
     for (size_t i = 0; i < steps && st == GP_SUCCESS; i++) {
         gp_view in = i % 2 ? b : a, out = i % 2 ? a : b;
@@ -170,12 +181,21 @@ static gp_status run(const char *fn, gp_stream *stream, const gp_stencil *s, siz
 gp_status gp_stencil_apply(gp_stream *stream, const gp_stencil *stencil, gp_view out, gp_view in, gp_view source)
 {
     static const char *const names[] = {"out", "in", "source"};
-    return run("gp_stencil_apply", stream, stencil, 1, in, out, source, names, 1, NULL);
+    return run("gp_stencil_apply", stream, stencil, 1, NULL, NULL, in, out, source, names, 1, NULL);
+}
+
+gp_status gp_stencil_apply_region(gp_stream *stream, const gp_stencil *stencil, const size_t origin[3],
+                                  const size_t extent[3], gp_view out, gp_view in, gp_view source)
+{
+    static const char *const names[] = {"out", "in", "source"};
+    if (!origin || !extent)
+        return gp__fail(GP_ERROR_INVALID_ARGUMENT, "gp_stencil_apply_region: origin and extent must not be NULL");
+    return run("gp_stencil_apply_region", stream, stencil, 1, origin, extent, in, out, source, names, 1, NULL);
 }
 
 gp_status gp_stencil_run(gp_stream *stream, const gp_stencil *stencil, size_t steps, gp_view a, gp_view b,
                          gp_view source, gp_view *result)
 {
     static const char *const names[] = {"b", "a", "source"};
-    return run("gp_stencil_run", stream, stencil, steps, a, b, source, names, 2, result);
+    return run("gp_stencil_run", stream, stencil, steps, NULL, NULL, a, b, source, names, 2, result);
 }

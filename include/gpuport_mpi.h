@@ -1,0 +1,103 @@
+/* gpuport_mpi: gpuport's stencils over many MPI ranks, one device each (libgpuport-mpi).
+ *
+ * A grid is split into blocks over a Cartesian communicator; each rank keeps its block, with a
+ * halo cell on every side that has a neighbour, in gpuport buffers on its device. A run
+ * exchanges the halos before each step (faces packed on the device, sent with nonblocking MPI
+ * through pinned host memory, or straight from mapped memory where the host addresses it)
+ * while the block's interior is computed, then computes the cells next to the halos. The result
+ * is gp_stencil_run's on one device, cell for cell and bit for bit.
+ *
+ * Every function here is collective over the communicator it was given (every rank calls it,
+ * in the same order) and returns the same status on every rank: when one rank fails (bad
+ * input, a device error) every rank gets its status, and gp_last_error() on every rank says
+ * "rank R: " and that rank's message, so that no rank is left waiting. MPI must be initialised
+ * (MPI_THREAD_SINGLE suffices: gpuport calls MPI from the calling thread only).
+ */
+#ifndef GPUPORT_MPI_H
+#define GPUPORT_MPI_H
+
+#include <mpi.h>
+#include <stdio.h>
+
+#include "gpuport.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* This rank's device: GPUPORT_DEVICE when it is set; else, by the rank's number on its node
+ * (MPI_Comm_split_type, MPI_COMM_TYPE_SHARED), round robin over the node's GPUs of the best GPU
+ * backend; with no GPU, round robin over its CPU devices. */
+GP_API gp_status gp_mpi_device_select(MPI_Comm comm, gp_device **device);
+/* Rank 0 of comm writes one line per rank to out: its host, its rank on the node and its
+ * device ("rank 1 on node7 (local 1 of 4): cuda:1, NVIDIA H100 80GB HBM3"). */
+GP_API gp_status gp_mpi_device_report(MPI_Comm comm, gp_device *device, FILE *out);
+
+typedef struct gp_mpi_grid gp_mpi_grid;
+
+/* The stencil's grid (stencil->nx x ny x nz cells, as gp_stencil_run takes it) over the ranks
+ * of comm, on each rank's device. dims: the ranks along x, y and z (their product is comm's
+ * size); NULL, or 0 in an entry, lets MPI_Dims_create choose; 2D shapes take 1 along z.
+ * Blocks along a dimension differ by at most one cell; each must have at least one. Fields
+ * start at 0. Every rank must pass the same stencil and dims. */
+GP_API gp_status gp_mpi_grid_create(MPI_Comm comm, gp_device *device, const gp_stencil *stencil, const int dims[3],
+                                    gp_mpi_grid **grid);
+GP_API gp_status gp_mpi_grid_destroy(gp_mpi_grid *grid); /* NULL is a no-op (on every rank) */
+
+typedef enum gp_mpi_field {
+    GP_MPI_U = 0,     /* the field the steps advance (after a run, its result) */
+    GP_MPI_SOURCE = 1 /* the source term, added as source_weight * source when it was scattered */
+} gp_mpi_field;
+
+/* This rank's part. The local array holds the block and its halos: local[0] x local[1] x
+ * local[2] elements, x fastest, the block's first cell at element `first`. */
+typedef struct gp_mpi_block {
+    int rank, size;        /* in comm */
+    int dims[3], coords[3];/* the Cartesian layout and this rank's place in it */
+    size_t origin[3];      /* the block's first cell in the global grid */
+    size_t extent[3];      /* its cells along x, y, z */
+    size_t local[3];       /* the local array's sides: extent plus one halo cell per neighbour */
+    size_t first;          /* the element of the local array holding the block's first cell */
+    MPI_Comm comm;         /* the grid's Cartesian communicator (the grid's own: do not free it) */
+} gp_mpi_block;
+GP_API gp_status gp_mpi_grid_get_block(const gp_mpi_grid *grid, gp_mpi_block *block); /* not collective */
+/* The local array of a field, for kernels of your own (GP_MPI_SOURCE once scattered); not
+ * collective. Halo cells hold whatever the last exchange brought. */
+GP_API gp_status gp_mpi_grid_get_view(const gp_mpi_grid *grid, gp_mpi_field field, gp_view *view);
+
+/* The whole grid (nx * ny * nz elements of the stencil's type, x fastest) from host memory on
+ * root into the field's blocks, and back. The other ranks' pointers are not used. */
+GP_API gp_status gp_mpi_grid_scatter(gp_mpi_grid *grid, gp_mpi_field field, int root, const void *global);
+GP_API gp_status gp_mpi_grid_gather(gp_mpi_grid *grid, gp_mpi_field field, int root, void *global);
+
+/* steps applications of the stencil to GP_MPI_U, a halo exchange before each; returns when they
+ * are done on every rank. */
+GP_API gp_status gp_mpi_grid_run(gp_mpi_grid *grid, size_t steps);
+
+/* What this rank's runs of the grid cost, summed since it was created (not collective). */
+typedef struct gp_mpi_stats {
+    size_t steps;      /* steps run */
+    double run_s;      /* seconds in gp_mpi_grid_run */
+    double exchange_s; /* of them, seconds the host waited on halo exchanges: for the packed faces,
+                          then for MPI (the interior computes meanwhile) */
+    size_t halo_bytes; /* bytes this rank sends, and receives, per step */
+} gp_mpi_stats;
+GP_API gp_status gp_mpi_grid_get_stats(const gp_mpi_grid *grid, gp_mpi_stats *stats);
+
+typedef enum gp_mpi_reduce_op {
+    GP_MPI_SUM = 0,
+    GP_MPI_MIN = 1,
+    GP_MPI_MAX = 2,
+    GP_MPI_NORM = 3,       /* sqrt of the sum of squares */
+    GP_MPI_UPDATE_NORM = 4 /* the norm of U's change in the last step of the last run */
+} gp_mpi_reduce_op;
+/* Over every cell of GP_MPI_U in the global grid: each rank reduces its block with a gpuport
+ * reduction (in the stencil's type), then MPI_Allreduce combines the ranks' results in double.
+ * The same *result on every rank. */
+GP_API gp_status gp_mpi_grid_reduce(gp_mpi_grid *grid, gp_mpi_reduce_op op, double *result);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
