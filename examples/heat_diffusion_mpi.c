@@ -112,8 +112,8 @@ static int solve(gp_device *dev, const options *o)
     if (failed) return 1;
     if (rank == 0) {
         failed = heat_report(o->n, o->f32, o->every, steps, norm, field, o->out);
-        printf("ranks: %.1f ms, %.4f ms per step (norms included); rank 0 waited %.1f%% of it on halos\n", ms,
-               ms / (double)steps, 100 * stats.exchange_s / (ms / 1e3));
+        printf("ranks: %.1f ms, %.4f ms per step (norms included); rank 0 waited %.1f%% of it for messages\n", ms,
+               ms / (double)steps, 100 * stats.mpi_s / (ms / 1e3));
     }
     free(field);
     MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -129,7 +129,7 @@ static int sizes(gp_device *dev, const options *o)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     size_t es = o->f32 ? 4 : 8;
     if (rank == 0)
-        printf("%6s %12s %10s %8s  %s (%zu steps of %s each, %d ranks)\n", "N", "ms per step", "GB/s", "halos",
+        printf("%6s %12s %10s %8s  %s (%zu steps of %s each, %d ranks)\n", "N", "ms per step", "GB/s", "MPI wait",
                "check", o->steps, o->f32 ? "f32" : "f64", size);
     for (size_t n = 256; n <= o->max_n && !failed; n *= 2) {
         /* Each rank's block and the two grids of rank 0's gather must fit. */
@@ -158,7 +158,7 @@ static int sizes(gp_device *dev, const options *o)
             double err = host ? heat_field_error(n, field, host, o->f32, o->steps + 1, &bound) : INFINITY;
             failed = !(err <= bound);
             printf("%6zu %12.4f %10.1f %7.1f%%  %s\n", n, per_step, 2.0 * (double)(n * n * es) / (per_step * 1e6),
-                   100 * (after.exchange_s - before.exchange_s) / (after.run_s - before.run_s),
+                   100 * (after.mpi_s - before.mpi_s) / (after.run_s - before.run_s),
                    failed ? "WRONG" : "correct");
             free(host);
         }

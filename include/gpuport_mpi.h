@@ -74,12 +74,18 @@ GP_API gp_status gp_mpi_grid_gather(gp_mpi_grid *grid, gp_mpi_field field, int r
  * are done on every rank. */
 GP_API gp_status gp_mpi_grid_run(gp_mpi_grid *grid, size_t steps);
 
-/* What this rank's runs of the grid cost, summed since it was created (not collective). */
+/* Brings the halo cells of GP_MPI_U up to date with the neighbours' blocks, as a run does
+ * before each step: for kernels of your own that read them. */
+GP_API gp_status gp_mpi_grid_exchange(gp_mpi_grid *grid);
+
+/* What this rank's calls on the grid cost, summed since it was created (not collective). */
 typedef struct gp_mpi_stats {
     size_t steps;      /* steps run */
     double run_s;      /* seconds in gp_mpi_grid_run */
-    double exchange_s; /* of them, seconds the host waited on halo exchanges: for the packed faces,
-                          then for MPI (the interior computes meanwhile) */
+    double mpi_s;      /* seconds the host waited for messages, faces packed to halos in (runs and
+                          exchanges; during runs the interior computes meanwhile) */
+    size_t exchanges;  /* gp_mpi_grid_exchange calls */
+    double exchange_s; /* seconds in them: packing, copies, messages, unpacking */
     size_t halo_bytes; /* bytes this rank sends, and receives, per step */
 } gp_mpi_stats;
 GP_API gp_status gp_mpi_grid_get_stats(const gp_mpi_grid *grid, gp_mpi_stats *stats);

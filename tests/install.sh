@@ -29,4 +29,15 @@ cc -std=c11 -Wall -Werror "$src/tests/consumer/consumer.c" $flags -Wl,-rpath,"$l
 cmake -S "$src/tests/consumer" -B "$tmp/cmake-consumer" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$tmp/cmake-consumer" >/dev/null
 "$tmp/cmake-consumer/consumer" || fail "the find_package consumer failed"
+
+# libgpuport-mpi, where it was built: both consumers on two ranks (the environment lets Open MPI
+# run as root and oversubscribe; ctest sets it).
+if [ -f "$prefix/include/gpuport_mpi.h" ]; then
+    flags=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --cflags --libs gpuport-mpi)
+    # shellcheck disable=SC2086 # the flags are words
+    cc -std=c11 -Wall -Werror "$src/tests/consumer/consumer_mpi.c" $flags -Wl,-rpath,"$libdir" -o "$tmp/mpi-with-pkgconfig"
+    mpiexec -n 2 "$tmp/mpi-with-pkgconfig" || fail "the pkg-config MPI consumer failed"
+    [ -x "$tmp/cmake-consumer/consumer_mpi" ] || fail "find_package(gpuport COMPONENTS mpi) did not find libgpuport-mpi"
+    mpiexec -n 2 "$tmp/cmake-consumer/consumer_mpi" || fail "the find_package MPI consumer failed"
+fi
 echo "install test: --prefix install and moved prefix work (tools, plugins, pkg-config, find_package)"

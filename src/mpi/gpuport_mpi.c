@@ -687,9 +687,8 @@ static gp_status unmap_exchange(gp_mpi_grid *g)
 
 /* One round of the halo exchange of `in`; st is the status so far: after a failure the messages
  * still go (with whatever the buffers hold) so that no peer waits forever. */
-static gp_status exchange(gp_mpi_grid *g, gp_buffer *in, int round, gp_status st)
+static gp_status exchange(gp_mpi_grid *g, const char *fn, gp_buffer *in, int round, gp_status st)
 {
-    const char *fn = "gp_mpi_grid_run";
     size_t first = SIZE_MAX, end = 0;
     if (g->mapped) KEEP(st, unmap_exchange(g));
     for (int i = 0; i < g->nfaces; i++) {
@@ -701,7 +700,6 @@ static gp_status exchange(gp_mpi_grid *g, gp_buffer *in, int round, gp_status st
     }
     if (first == SIZE_MAX) return st;
     size_t off = first * g->es, bytes = (end - first) * g->es;
-    double t0 = now();
     if (g->mapped) {
         KEEP(st, gp_buffer_map(g->comm_stream, g->send, &g->send_host));
         KEEP(st, gp_buffer_map(g->comm_stream, g->recv, &g->recv_host));
@@ -709,6 +707,7 @@ static gp_status exchange(gp_mpi_grid *g, gp_buffer *in, int round, gp_status st
         KEEP(st, gp_buffer_read_async(g->comm_stream, g->send, off, (char *)g->send_host + off, bytes));
         KEEP(st, gp_stream_synchronize(g->comm_stream));
     }
+    double t0 = now();
     /* Messages go whatever st says; without host memory they carry nothing. */
     static char dummy[1];
     char *send_host = g->send_host, *recv_host = g->recv_host;
@@ -723,6 +722,7 @@ static gp_status exchange(gp_mpi_grid *g, gp_buffer *in, int round, gp_status st
         if (err == MPI_SUCCESS) err = MPI_Isend(s, count, MPI_BYTE, f->peer, TAG + round, g->comm, &req[n++]);
     }
     if (err == MPI_SUCCESS) err = MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+    g->stats.mpi_s += now() - t0;
     if (err != MPI_SUCCESS && st == GP_SUCCESS) st = mpi_fail(fn, "exchanging halos", err);
     if (g->mapped) {
         gp_status u = unmap_exchange(g); /* whatever happened before */
@@ -730,7 +730,6 @@ static gp_status exchange(gp_mpi_grid *g, gp_buffer *in, int round, gp_status st
     } else {
         KEEP(st, gp_buffer_write_async(g->comm_stream, g->recv, off, recv_host + off, bytes));
     }
-    g->stats.exchange_s += now() - t0;
     for (int i = 0; i < g->nfaces; i++)
         if (g->faces[i].round == round) KEEP(st, move_face(g, &g->faces[i], in, g->recv, 1));
     return st;
@@ -758,7 +757,7 @@ gp_status gp_mpi_grid_run(gp_mpi_grid *grid, size_t steps)
             KEEP(st, gp_stencil_apply_region(g->compute, &g->local, g->interior[0], g->interior[1], GP_VIEW(out),
                                              GP_VIEW(in), source));
             KEEP(st, gp_event_record(g->interior_done, g->compute));
-            for (int r = 0; r < g->rounds; r++) st = exchange(g, in, r, st);
+            for (int r = 0; r < g->rounds; r++) st = exchange(g, fn, in, r, st);
             /* The slabs write cells that the last interior read. */
             KEEP(st, gp_stream_wait_event(g->comm_stream, g->interior_done));
             for (size_t i = 0; i < g->nslabs; i++)
@@ -775,6 +774,21 @@ gp_status gp_mpi_grid_run(gp_mpi_grid *grid, size_t steps)
     st = agree(g->comm, st);
     g->last_steps = st == GP_SUCCESS ? steps : 0;
     return st;
+}
+
+gp_status gp_mpi_grid_exchange(gp_mpi_grid *grid)
+{
+    static const char fn[] = "gp_mpi_grid_exchange";
+    if (!grid) return gp_set_last_error(GP_ERROR_INVALID_HANDLE, "%s: grid is NULL", fn);
+    gp_status st = GP_SUCCESS;
+    double t0 = now();
+    /* The faces are the last run's results, written on both streams. */
+    KEEP(st, gp_stream_synchronize(grid->compute));
+    for (int r = 0; r < grid->rounds; r++) st = exchange(grid, fn, grid->u[grid->cur], r, st);
+    KEEP(st, gp_stream_synchronize(grid->comm_stream));
+    grid->stats.exchange_s += now() - t0;
+    grid->stats.exchanges++;
+    return agree(grid->comm, st);
 }
 
 /* ---- Reductions ---------------------------------------------------------------------------- */

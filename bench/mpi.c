@@ -1,0 +1,172 @@
+/* gpuport-bench-mpi: what a distributed stencil step costs, for scaling tables. Under mpiexec -n P,
+ * one line per run: the time per step (median of --reps runs of --steps steps, host clock, a
+ * barrier before each, the slowest rank's), the most a rank waited for messages in it, the halo
+ * exchange alone (gp_mpi_grid_exchange: packing, copies, messages, unpacking) and its share of
+ * the step, the halo bytes per rank and step; with one rank also gp_stencil_run on the same
+ * device and grid, timed the same way.
+ *   weak:   every rank a block of --n cells per side (N^2 or N^3), the grid growing with P
+ *   strong: a grid of --n cells per side, split over the P ranks
+ * bench/mpi-scaling.sh runs it for 1, 2 and 4 ranks and makes the tables with efficiencies. */
+#include <gpuport_mpi.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+static int rank, size;
+
+static int compare(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, compare);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void die(const char *what)
+{
+    if (rank == 0) fprintf(stderr, "gpuport-bench-mpi: %s: %s\n", what, gp_last_error());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+/* The grid every rank starts from: a smooth bump, so that no step meets denormals. */
+static void *initial(const gp_stencil *s)
+{
+    size_t n = s->nx * s->ny * s->nz;
+    void *u = malloc(n * gp_type_size(s->type));
+    for (size_t i = 0; i < n && u; i++) {
+        double v = 1.0 + (double)(i % 97) / 97;
+        if (s->type == GP_F32) ((float *)u)[i] = (float)v;
+        else ((double *)u)[i] = v;
+    }
+    return u;
+}
+
+/* gp_stencil_run on one device, timed as the grid is: the one-rank reference. */
+static double one_device_ms(gp_device *dev, const gp_stencil *s, int steps, int reps, const void *u)
+{
+    size_t bytes = s->nx * s->ny * s->nz * gp_type_size(s->type);
+    gp_buffer *a, *b;
+    gp_stream *stream;
+    if (gp_buffer_create(dev, GP_MEMORY_DEVICE, bytes, &a) || gp_buffer_create(dev, GP_MEMORY_DEVICE, bytes, &b) ||
+        gp_stream_create(dev, &stream) || gp_buffer_write(stream, a, 0, u, bytes) ||
+        gp_stencil_run(stream, s, 2, GP_VIEW(a), GP_VIEW(b), GP_VIEW(NULL), NULL) || gp_stream_synchronize(stream))
+        die("the one-device reference");
+    double *t = malloc((size_t)reps * sizeof *t);
+    for (int r = 0; r < reps; r++) {
+        double t0 = MPI_Wtime();
+        if (gp_stencil_run(stream, s, (size_t)steps, GP_VIEW(a), GP_VIEW(b), GP_VIEW(NULL), NULL) ||
+            gp_stream_synchronize(stream))
+            die("the one-device reference");
+        t[r] = 1e3 * (MPI_Wtime() - t0) / steps;
+    }
+    double ms = median(t, reps);
+    free(t);
+    gp_buffer_destroy(a);
+    gp_buffer_destroy(b);
+    gp_stream_destroy(stream);
+    return ms;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const char *mode = "weak", *shape = "5point";
+    size_t n = 2048;
+    int steps = 50, reps = 5, f64 = 0, header = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--mode") && v) mode = argv[++i];
+        else if (!strcmp(a, "--shape") && v) shape = argv[++i];
+        else if (!strcmp(a, "--n") && v) n = (size_t)strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(a, "--steps") && v) steps = atoi(argv[++i]);
+        else if (!strcmp(a, "--reps") && v) reps = atoi(argv[++i]);
+        else if (!strcmp(a, "--f64")) f64 = 1;
+        else if (!strcmp(a, "--header")) header = 1;
+        else {
+            if (rank == 0)
+                fprintf(stderr, "usage: mpiexec -n P gpuport-bench-mpi [--mode weak|strong] [--shape 5point|7point]\n"
+                                "         [--n N] [--steps S] [--reps R] [--f64] [--header]\n");
+            MPI_Finalize();
+            return 2;
+        }
+    }
+    int three_d = !strcmp(shape, "7point");
+    if ((strcmp(mode, "weak") && strcmp(mode, "strong")) || (!three_d && strcmp(shape, "5point")) || n < 3 ||
+        steps < 1 || reps < 1) {
+        if (rank == 0) fprintf(stderr, "gpuport-bench-mpi: bad --mode, --shape, --n, --steps or --reps\n");
+        MPI_Finalize();
+        return 2;
+    }
+    int dims[3] = {0, 0, three_d ? 0 : 1};
+    MPI_Dims_create(size, 3, dims);
+    gp_stencil s = {three_d ? GP_STENCIL_7POINT : GP_STENCIL_5POINT, f64 ? GP_F64 : GP_F32, GP_BOUNDARY_FIXED, n, n,
+                    three_d ? n : 1, {0}, 0};
+    for (int i = 1; i < (three_d ? 7 : 5); i++) s.weights[i] = three_d ? 1.0 / 6 : 0.25;
+    if (!strcmp(mode, "weak")) {
+        s.nx *= (size_t)dims[0];
+        s.ny *= (size_t)dims[1];
+        s.nz *= (size_t)dims[2];
+    }
+    gp_device *dev;
+    gp_device_info info;
+    gp_mpi_grid *g;
+    if (gp_mpi_device_select(MPI_COMM_WORLD, &dev) || gp_device_get_info(dev, &info) ||
+        gp_mpi_grid_create(MPI_COMM_WORLD, dev, &s, dims, &g))
+        die("setting up");
+    void *u = rank == 0 ? initial(&s) : NULL;
+    if (gp_mpi_grid_scatter(g, GP_MPI_U, 0, u) || gp_mpi_grid_run(g, 2)) die("the first steps");
+    /* Per rep: the slowest rank's time per step and the most any rank waited for messages; then
+     * the exchange alone, as many times. */
+    double *t = malloc((size_t)reps * sizeof *t), *w = malloc((size_t)reps * sizeof *w);
+    double *x = malloc((size_t)reps * sizeof *x);
+    for (int r = 0; r < reps; r++) {
+        gp_mpi_stats before, after;
+        gp_mpi_grid_get_stats(g, &before);
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        if (gp_mpi_grid_run(g, (size_t)steps)) die("a run");
+        double mine[2] = {1e3 * (MPI_Wtime() - t0) / steps, 0}, most[2];
+        gp_mpi_grid_get_stats(g, &after);
+        mine[1] = 1e3 * (after.mpi_s - before.mpi_s) / steps;
+        MPI_Allreduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        t[r] = most[0];
+        w[r] = most[1];
+    }
+    for (int r = 0; r < reps; r++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < steps; i++)
+            if (gp_mpi_grid_exchange(g)) die("an exchange");
+        double mine = 1e3 * (MPI_Wtime() - t0) / steps;
+        MPI_Allreduce(&mine, &x[r], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    }
+    gp_mpi_stats stats;
+    gp_mpi_grid_get_stats(g, &stats);
+    unsigned long long halo = stats.halo_bytes, most_halo;
+    MPI_Reduce(&halo, &most_halo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+    double ms = median(t, reps), wait = median(w, reps), alone = median(x, reps);
+    gp_mpi_grid_destroy(g);
+    double reference = size == 1 ? one_device_ms(dev, &s, steps, reps, u) : 0;
+    if (rank == 0) {
+        if (header)
+            printf("mode,shape,type,ranks,dims,grid,device,ms_per_step,mpi_wait_ms,exchange_ms,exchange_share,"
+                   "halo_bytes_per_rank,one_device_ms\n");
+        char grid[64];
+        snprintf(grid, sizeof grid, three_d ? "%zux%zux%zu" : "%zux%zu", s.nx, s.ny, s.nz);
+        printf("%s,%s,%s,%d,%dx%dx%d,%s,%s:%zu %s,%.4f,%.4f,%.4f,%.3f,%llu,%.4f\n", mode, shape, f64 ? "f64" : "f32",
+               size, dims[0], dims[1], dims[2], grid, info.backend, info.backend_index, info.name, ms, wait, alone,
+               alone / ms, most_halo, reference);
+    }
+    free(u);
+    free(t);
+    free(w);
+    free(x);
+    MPI_Finalize();
+    return 0;
+}
