@@ -789,10 +789,9 @@ static int cmp_size(const void *a, const void *b)
 
 /* The sizes of kernel k on a device, smallest first (each foresees the next one's time): those
  * asked for this kernel, else those asked for every kernel, else the defaults. */
-static int sizes_of(enum kernel k, const gp_device_info *info, size_t *sizes)
+/* The sizes kernel k runs at: those given with --size, else its defaults for a CPU or a GPU. */
+static int sizes_for(enum kernel k, int cpu, size_t *sizes)
 {
-    if (k == K_XCOPY && info)
-        return 0; /* a figure of two devices: bench_pairs */
     int from = opt.nsizes[k] ? (int)k : K_COUNT;
     if (opt.nsizes[from]) {
         memcpy(sizes, opt.sizes[from], (size_t)opt.nsizes[from] * sizeof *sizes);
@@ -805,7 +804,15 @@ static int sizes_of(enum kernel k, const gp_device_info *info, size_t *sizes)
         memcpy(sizes, gemm_sizes, sizeof gemm_sizes);
         return (int)(sizeof gemm_sizes / sizeof *gemm_sizes);
     }
-    return sizes[0] = !info || info->type == GP_DEVICE_CPU ? kd[k].cpu : kd[k].gpu, 1;
+    return sizes[0] = cpu ? kd[k].cpu : kd[k].gpu, 1;
+}
+
+/* The sizes of kernel k on one device; none for xcopy, a figure of two devices (bench_pairs). */
+static int sizes_of(enum kernel k, const gp_device_info *info, size_t *sizes)
+{
+    if (k == K_XCOPY && info)
+        return 0;
+    return sizes_for(k, !info || info->type == GP_DEVICE_CPU, sizes);
 }
 
 /* Fills a result's size fields; 0 when the job's buffers fit the device, else the reason in r. */
@@ -970,7 +977,7 @@ static void bench_pair(dev_run *a, dev_run *b, double *ms)
     snprintf(r->backend, sizeof r->backend, "%s>%s", a->info.backend, b->info.backend);
     r->k = K_XCOPY;
     size_t sizes[MAX_SIZES];
-    sizes_of(K_XCOPY, a->info.type == GP_DEVICE_CPU || b->info.type == GP_DEVICE_CPU ? NULL : &a->info, sizes);
+    sizes_for(K_XCOPY, a->info.type == GP_DEVICE_CPU || b->info.type == GP_DEVICE_CPU, sizes);
     size_t n = sizes[0], bytes = n * 4;
     r->size = n;
     snprintf(r->shape, sizeof r->shape, "%zu", n);

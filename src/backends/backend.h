@@ -27,7 +27,8 @@ typedef struct gp__host {
 } gp__host;
 
 typedef struct gp__kernel_props {
-    size_t nargs;            /* parameter count, or (size_t)-1 when the backend cannot tell */
+    size_t nargs;            /* in: the count the source declares, or (size_t)-1; out: the
+                                backend's count, or (size_t)-1 when it cannot tell */
     size_t max_group_size;   /* the most work-items per group for this kernel on this device */
     size_t local_bytes;      /* local memory the kernel declares itself (GP_LOCAL arrays) */
 } gp__kernel_props;

@@ -2,7 +2,8 @@
  * An entry is written to a temporary file and renamed, so readers never see half of one; each
  * carries its own key and checksum, so a damaged entry, or one copied over another's name,
  * reads as a miss and is rebuilt; only regular files are opened. Where the folder cannot be
- * written, entries are kept in memory for the life of the process. */
+ * written, entries are kept in memory, the newest MEM_LIMIT bytes of them, so that a process that
+ * builds kernels without end does not grow without end. */
 #define _GNU_SOURCE /* mkstemp, strdup */
 #include "internal.h"
 
@@ -24,8 +25,9 @@ typedef struct mem_entry {
     struct mem_entry *next;
 } mem_entry;
 
+#define MEM_LIMIT ((size_t)16 << 20)
 static pthread_mutex_t mem_lock = PTHREAD_MUTEX_INITIALIZER;
-static mem_entry *mem_entries;
+static mem_entry *mem_entries; /* newest first */
 
 /* GPUPORT_CACHE_DIR, else $XDG_CACHE_HOME/gpuport, else ~/.cache/gpuport. */
 int gp__cache_folder(char *out, size_t len)
@@ -166,6 +168,19 @@ static void keep_in_memory(const unsigned char key[32], const void *binary, size
             mem_entries = e;
         } else {
             free(e);
+        }
+    }
+    /* The newest entries that fit in MEM_LIMIT stay (the newest always); older ones go. */
+    size_t kept = 0;
+    for (mem_entry **p = &mem_entries; *p;) {
+        kept += (*p)->bytes;
+        if (kept > MEM_LIMIT && *p != mem_entries) {
+            mem_entry *old = *p;
+            *p = old->next;
+            free(old->data);
+            free(old);
+        } else {
+            p = &(*p)->next;
         }
     }
     pthread_mutex_unlock(&mem_lock);

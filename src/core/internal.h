@@ -32,6 +32,7 @@ struct gp_buffer {
     uint64_t counted; /* bytes of dev->mem_used this buffer holds */
     pthread_mutex_t map_lock; /* map and unmap may come from any thread */
     void *_Atomic mapped;     /* the host address while mapped */
+    gp_buffer *pinned_for;    /* its memory registered with the other device of a copy (transfer.c) */
 };
 
 struct gp_stream {

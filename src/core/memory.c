@@ -71,6 +71,7 @@ gp_status gp_buffer_destroy(gp_buffer *buffer)
 {
     if (!buffer) return GP_SUCCESS;
     if (atomic_load(&buffer->mapped)) gp_buffer_unmap(NULL, buffer);
+    gp_buffer_destroy(buffer->pinned_for); /* unregistered before the memory goes */
     buffer->be->buffer_destroy(buffer->dev->impl, buffer->impl);
     atomic_fetch_sub(&buffer->dev->mem_used, buffer->counted);
     pthread_mutex_destroy(&buffer->map_lock);

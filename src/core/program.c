@@ -179,26 +179,27 @@ gp_status gp_kernel_create(gp_program *program, const char *name, gp_kernel **ke
     if (!*name) return gp__fail(GP_ERROR_NOT_FOUND, "gp_kernel_create: the kernel name is empty");
     gp_kernel *k = calloc(1, sizeof *k);
     if (!k) return gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "gp_kernel_create: no host memory for the handle");
+    /* The parameters as the source declares them, where it can be read (a declaration made by a
+     * macro cannot be); the count goes to the backend as a hint. */
+    enum { MAX_PARAMS = 64 };
+    gp_kernel_param found[MAX_PARAMS];
+    const char *words[MAX_OPTIONS];
+    size_t nwords = 0, n = 0;
+    int readable = 0;
+    char *opts = program->options ? strdup(program->options) : NULL;
+    if (!program->options || (opts && gp__parse_options(opts, words, &nwords) == GP_SUCCESS))
+        n = gp__parse_params(program->source, words, nwords, name, found, MAX_PARAMS, &readable);
+    free(opts);
+    k->props.nargs = readable ? n : (size_t)-1;
     gp_status st = program->be->kernel_create(program->dev->impl, program->impl, name, &k->impl, &k->props);
     if (st != GP_SUCCESS) {
         free(k);
         return st;
     }
-    /* The parameters as the source declares them, where it can be read and agrees with the
-     * backend's count (a declaration made by a macro cannot be read). */
-    enum { MAX_PARAMS = 64 };
-    gp_kernel_param found[MAX_PARAMS];
-    const char *words[MAX_OPTIONS];
-    size_t nwords = 0;
-    int readable = 0;
-    char *opts = program->options ? strdup(program->options) : NULL;
-    if (!program->options || (opts && gp__parse_options(opts, words, &nwords) == GP_SUCCESS)) {
-        size_t n = gp__parse_params(program->source, words, nwords, name, found, MAX_PARAMS, &readable);
-        if (k->props.nargs == (size_t)-1) k->props.nargs = n;
-        if (readable && n == k->props.nargs && n <= MAX_PARAMS && (k->params = malloc((n ? n : 1) * sizeof *found)))
-            memcpy(k->params, found, n * sizeof *found);
-    }
-    free(opts);
+    /* Kept only where the source agrees with the backend's count. */
+    if (k->props.nargs == (size_t)-1) k->props.nargs = n;
+    if (readable && n == k->props.nargs && n <= MAX_PARAMS && (k->params = malloc((n ? n : 1) * sizeof *found)))
+        memcpy(k->params, found, n * sizeof *found);
     k->be = program->be;
     k->dev = program->dev;
     k->program = program;

@@ -17,6 +17,7 @@ typedef struct pair {
     gp_event *mark_dst, *mark_src; /* peer: order the other device's default stream around the copy */
     size_t chunk;          /* staged: the bytes of each half of the pinned memory */
     gp_buffer *pinned;     /* staged: 2 * chunk bytes, pinned by one of the devices, mapped for life */
+    gp_buffer *registered; /* the same memory registered with the other device, where it can be */
     unsigned char *host;
     gp_event *read_done[2], *write_done[2];
     int reading[2], writing[2]; /* work on a half that may still run */
@@ -49,15 +50,43 @@ static gp_status chunk_size(size_t *chunk)
     return GP_SUCCESS;
 }
 
+/* Whether host memory the device did not allocate runs at pinned speed once registered with it:
+ * so on CUDA and HIP (cuMemHostRegister); OpenCL has no such call (CL_MEM_USE_HOST_PTR gives a
+ * buffer, not a faster host pointer), so there only memory it allocated itself is fast. */
+static int registers_host(const gp_device *dev)
+{
+    return dev->info.type == GP_DEVICE_GPU && dev->be->buffer_register && strcmp(dev->info.backend, "opencl") != 0;
+}
+
 /* The device whose pinned memory stages the copy: a GPU's, so that its side runs at pinned
- * speed (a CPU device copies host memory at memcpy speed anyway); of two GPUs, the one of a
- * native backend; else the destination. */
+ * speed (a CPU device copies host memory at memcpy speed anyway); of two GPUs, one that cannot
+ * register host memory, since the other then registers this memory and both run at pinned
+ * speed (measured on an H100: NVIDIA OpenCL read into CUDA's pinned memory at 10.5 GB/s, into
+ * its own at 54.6, and CUDA at 53.7 into OpenCL's once registered); else the destination. */
 static gp_device *owner(gp_device *dst, gp_device *src)
 {
     int dg = dst->info.type == GP_DEVICE_GPU, sg = src->info.type == GP_DEVICE_GPU;
     if (dg != sg) return dg ? dst : src;
-    int dn = strcmp(dst->info.backend, "opencl") != 0, sn = strcmp(src->info.backend, "opencl") != 0;
-    return sn && !dn ? src : dst;
+    return registers_host(dst) && !registers_host(src) ? src : dst;
+}
+
+/* Registers a host-addressable buffer's memory with the GPU that copies into or out of it, once
+ * per buffer (the first such GPU; later ones copy at pageable speed), for the buffer's life:
+ * gp_buffer_destroy drops it first. Where registering fails the copy still runs, from
+ * pageable memory, so the failure is not the caller's. */
+static void pin_for(gp_buffer *b, unsigned char *host, gp_device *dev)
+{
+    if (b->dev == dev || b->dev->be == dev->be || !registers_host(dev)) return;
+    pthread_mutex_lock(&pairs_lock);
+    if (!b->pinned_for) {
+        char *saved = strdup(gp_last_error()); /* the copy succeeds, so its caller's error stays */
+        if (gp_buffer_register_host(dev, host, b->size, &b->pinned_for) != GP_SUCCESS) {
+            b->pinned_for = NULL;
+            if (saved) gp__set_error_text(saved);
+        }
+        free(saved);
+    }
+    pthread_mutex_unlock(&pairs_lock);
 }
 
 static gp_status make_pair(gp_device *dst, gp_device *src, pair **out)
@@ -74,6 +103,9 @@ static gp_status make_pair(gp_device *dst, gp_device *src, pair **out)
         st = chunk_size(&p->chunk);
         if (st == GP_SUCCESS) st = gp_buffer_create(owner(dst, src), GP_MEMORY_PINNED, 2 * p->chunk, &p->pinned);
         if (st == GP_SUCCESS) st = gp_buffer_map(NULL, p->pinned, (void **)&p->host);
+        gp_device *other = p->pinned && p->pinned->dev == dst ? src : dst;
+        if (st == GP_SUCCESS && other->be != p->pinned->dev->be && registers_host(other))
+            st = gp_buffer_register_host(other, p->host, 2 * p->chunk, &p->registered);
         for (int h = 0; h < 2 && st == GP_SUCCESS; h++) {
             st = gp_event_create(src, &p->read_done[h]);
             if (st == GP_SUCCESS) st = gp_event_create(dst, &p->write_done[h]);
@@ -82,6 +114,7 @@ static gp_status make_pair(gp_device *dst, gp_device *src, pair **out)
     if (st != GP_SUCCESS) {
         gp_event_destroy(p->mark_dst);
         gp_event_destroy(p->mark_src);
+        gp_buffer_destroy(p->registered);
         gp_buffer_destroy(p->pinned);
         for (int h = 0; h < 2; h++) {
             gp_event_destroy(p->read_done[h]);
@@ -198,6 +231,7 @@ gp_status gp__copy_between(gp_stream *stream, gp_buffer *dst, size_t doff, gp_bu
         gp_buffer *mapped = from_src ? src : dst;
         unsigned char *host = NULL;
         st = gp_buffer_map(from_src ? ss : ds, mapped, (void **)&host);
+        if (st == GP_SUCCESS) pin_for(mapped, host, from_src ? dst->dev : src->dev);
         if (st == GP_SUCCESS) {
             st = from_src ? gp_buffer_write(ds, dst, doff, host + soff, bytes) : gp_buffer_read(ss, src, soff, host + doff, bytes);
             gp_status un = gp_buffer_unmap(from_src ? ss : ds, mapped);

@@ -203,14 +203,26 @@ int gp__ch_vendor_code_ok(int kind, const void *code, size_t bytes)
     return 0;
 }
 
-int gp__ch_vendor_param_sizes(ch_function fn, size_t *sizes, size_t max, size_t *n)
+int gp__ch_vendor_param_sizes(ch_function fn, size_t declared, size_t *sizes, size_t max, size_t *n)
 {
     if (!gp__ch.func_get_param_info)
         return 0;
+    /* The driver gives no count: the end is the first index it refuses. A count the source
+     * declares is taken when the driver knows every index below it, so that the usual kernel
+     * costs no refused call (which compute-sanitizer reports as an error). */
+    size_t i = 0, offset, size;
+    for (; declared <= 32768 && i < declared; i++) {
+        if (gp__ch.func_get_param_info(fn, i, &offset, &size) != CUDA_SUCCESS)
+            break;
+        if (sizes && i < max)
+            sizes[i] = size;
+    }
+    if (declared <= 32768 && i == declared) {
+        *n = i;
+        return 1;
+    }
     /* Kernel parameters fit in 32 KiB, so a count past that means the driver is not saying. */
-    size_t i = 0;
     for (; i < 32768; i++) {
-        size_t offset, size;
         if (gp__ch.func_get_param_info(fn, i, &offset, &size) != CUDA_SUCCESS)
             break;
         if (sizes && i < max)

@@ -823,10 +823,9 @@ static gp_status ch_kernel_create(void *dev, void *program, const char *name, vo
     CH_CALL(gp__ch.func_get_attribute(&shared, CH_FUNC_ATTR_SHARED_SIZE_BYTES, fn),
             "querying the kernel's shared memory");
 
-    /* One pass for the usual kernel: each pass ends with a failed query that tools such as
-     * compute-sanitizer report. */
+    /* One pass for the usual kernel. */
     size_t first[64], n = 0;
-    int known = gp__ch_vendor_param_sizes(fn, first, 64, &n);
+    int known = gp__ch_vendor_param_sizes(fn, props->nargs, first, 64, &n);
     ch_kernel *k = malloc(sizeof *k + (known ? n : 0) * sizeof k->sizes[0]);
     if (!k)
         return ch_no_host_memory();
@@ -835,7 +834,7 @@ static gp_status ch_kernel_create(void *dev, void *program, const char *name, vo
     if (known && n <= 64)
         memcpy(k->sizes, first, n * sizeof first[0]);
     else if (known)
-        gp__ch_vendor_param_sizes(fn, k->sizes, n, &n);
+        gp__ch_vendor_param_sizes(fn, n, k->sizes, n, &n);
     props->nargs = k->nparams;
     props->max_group_size = max_threads > 0 ? (size_t)max_threads : 0;
     props->local_bytes = shared > 0 ? (size_t)shared : 0;

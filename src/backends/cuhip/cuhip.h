@@ -186,8 +186,8 @@ gp_status gp__ch_vendor_rtc_code(gp__ch_device *d, ch_rtc_program prog, int kind
 /* Whether code of this kind can be handed to the loader (shape checks only). */
 int gp__ch_vendor_code_ok(int kind, const void *code, size_t bytes);
 /* Parameter sizes of a kernel: the first max into sizes, the count of all into *n; returns 0
- * when the driver cannot tell. */
-int gp__ch_vendor_param_sizes(ch_function fn, size_t *sizes, size_t max, size_t *n);
+ * when the driver cannot tell. declared is the count the source declares, or (size_t)-1. */
+int gp__ch_vendor_param_sizes(ch_function fn, size_t declared, size_t *sizes, size_t max, size_t *n);
 
 /* Interop. The context gp_native_device names (CUDA: the primary one; HIP: NULL). owns:
  * GP_SUCCESS when ptr is memory of device d (CUDA: of its context; HIP: of its ordinal), else an

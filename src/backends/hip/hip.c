@@ -228,9 +228,9 @@ int gp__ch_vendor_code_ok(int kind, const void *code, size_t bytes)
     return (c[0] == 0x7f && c[1] == 'E' && c[2] == 'L' && c[3] == 'F') || memcmp(c, bundle, sizeof bundle - 1) == 0;
 }
 
-int gp__ch_vendor_param_sizes(ch_function fn, size_t *sizes, size_t max, size_t *n)
+int gp__ch_vendor_param_sizes(ch_function fn, size_t declared, size_t *sizes, size_t max, size_t *n)
 {
-    (void)fn, (void)sizes, (void)max, (void)n;
+    (void)fn, (void)declared, (void)sizes, (void)max, (void)n;
     return 0; /* HIP has no query for a kernel's parameters */
 }
 
