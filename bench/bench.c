@@ -1020,12 +1020,18 @@ static void bench_pair(dev_run *a, dev_run *b, double *ms)
             snprintf(r->anchor, sizeof r->anchor, "cudaMemcpyPeerAsync");
         }
     } else {
+        /* Each side's own copy to or from host memory; the anchor is the slower, but a CPU
+         * device beside a GPU is host memory itself, so there the GPU's pinned copy is it. */
         progress("%s xcopy %zu: each side's own copy", r->spec, n);
         double ra = side_rate(a, n, 1, ms, wa, sizeof wa), rb = side_rate(b, n, 0, ms, wb, sizeof wb);
-        rate = ra > 0 && rb > 0 ? (ra < rb ? ra : rb) : 0;
-        if (rate > 0) snprintf(r->anchor, sizeof r->anchor, "%s", ra < rb ? wa : wb);
+        int acpu = a->info.type == GP_DEVICE_CPU, bcpu = b->info.type == GP_DEVICE_CPU;
+        int use_a = acpu != bcpu ? !acpu : ra < rb;
+        rate = ra > 0 && rb > 0 ? (use_a ? ra : rb) : 0;
+        if (rate > 0) snprintf(r->anchor, sizeof r->anchor, "%s", use_a ? wa : wb);
         else note(r, "no anchor: %s", ra > 0 ? wb : wa);
-        if (rate > 0) note(r, "%s %.1f GB/s, %s %.1f GB/s; the anchor is the slower", wa, ra, wb, rb);
+        if (rate > 0)
+            note(r, "%s %.1f GB/s, %s %.1f GB/s; the anchor is %s", wa, ra, wb, rb,
+                 acpu != bcpu ? "the GPU's" : "the slower");
     }
     if (rate > 0) {
         r->an.rate = rate;

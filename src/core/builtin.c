@@ -48,7 +48,7 @@ const char *gp__type_option(gp_device *dev, gp_type type, const char *fn)
 }
 
 gp_status gp__builtin_kernel(gp_device *dev, const char *source, const char *options, const char *name,
-                             gp_kernel **kernel)
+                             size_t nparams, gp_kernel **kernel)
 {
     /* Compiling under the lock keeps two threads from building the same kernel twice; it
      * happens once per kernel and device. */
@@ -67,7 +67,7 @@ gp_status gp__builtin_kernel(gp_device *dev, const char *source, const char *opt
         if (st == GP_SUCCESS && !program) st = gp_program_create(dev, source, options, &program);
         else if (st == GP_SUCCESS) atomic_fetch_add(&program->refs, 1);
         if (st == GP_SUCCESS) {
-            st = gp_kernel_create(program, name, &b->kernel);
+            st = gp__kernel_create(program, name, nparams, &b->kernel);
             gp_program_destroy(program); /* the kernel holds it */
         }
         if (st == GP_SUCCESS) {

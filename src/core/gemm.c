@@ -351,7 +351,7 @@ static gp_status run_gpuport(gp_stream *s, gp_type type, const gp_gemm_params *p
              "gp_gemm"), p->tile_m, p->tile_n, p->tile_k, p->work_m, p->work_n,
              a->trans | b->trans << 1 | exact << 2 | wide << 3 | direct(s->dev) << 4 | aligned << 5);
     gp_kernel *kern = NULL;
-    gp_status st = gp__builtin_kernel(s->dev, gp__src_gemm, options, "gp_gemm", &kern);
+    gp_status st = gp__builtin_kernel(s->dev, gp__src_gemm, options, "gp_gemm", 14, &kern);
     if (st != GP_SUCCESS) return st;
 
     uint64_t offs[3] = {a->view.offset, b->view.offset, c->view.offset};

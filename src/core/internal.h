@@ -134,9 +134,14 @@ size_t gp__parse_params(const char *src, const char *const *defines, size_t ndef
 
 /* builtin.c: the built-in kernels and what the primitives share. */
 /* The kernel `name` of a built-in source (kernels/<file>.gp text, embedded in libgpuport) built
- * for the device with the given options; compiled once per device and options, then kept. */
+ * for the device with the given options; compiled once per device and options, then kept.
+ * nparams: the kernel's parameter count (its declaration is made by macros, which the source
+ * reader cannot follow, and CUDA can count only by a refused query). */
 gp_status gp__builtin_kernel(gp_device *dev, const char *source, const char *options, const char *name,
-                             gp_kernel **kernel);
+                             size_t nparams, gp_kernel **kernel);
+/* gp_kernel_create with the parameter count known (declared), or (size_t)-1 to read it from
+ * the program's source. */
+gp_status gp__kernel_create(gp_program *program, const char *name, size_t declared, gp_kernel **kernel);
 /* A device buffer of at least bytes kept with the stream; call with stream->lock held. */
 gp_status gp__scratch(gp_stream *stream, size_t bytes, gp_buffer **buffer);
 /* The stream, checked against the device of view's buffer, with its lock taken. */

@@ -161,7 +161,7 @@ gp_status gp_map(gp_stream *stream, gp_map_op op, gp_type type, size_t n, gp_vie
     char name[32];
     snprintf(name, sizeof name, "gp_map_%s", ops[op].name);
     gp_kernel *k = NULL;
-    st = gp__builtin_kernel(dev, gp__src_map, options, name, &k);
+    st = gp__builtin_kernel(dev, gp__src_map, options, name, 8, &k);
     if (st == GP_SUCCESS) {
         /* Operands the op does not read are passed as out, which keeps the vector path open:
          * the kernel never loads them. */
@@ -266,7 +266,7 @@ gp_status gp_map_kernel_create(gp_device *device, gp_type out_type, size_t nin, 
     user_source(source, (size_t)len + 1, device, out_type, nin, in_types, expression);
     gp_status st = gp_program_create(device, source, NULL, &mk->program);
     free(source);
-    if (st == GP_SUCCESS) st = gp_kernel_create(mk->program, "gp_map_user", &mk->kernel);
+    if (st == GP_SUCCESS) st = gp__kernel_create(mk->program, "gp_map_user", 2 * (nin + 1) + 2, &mk->kernel);
     if (st != GP_SUCCESS) {
         gp_program_destroy(mk->program);
         free(mk);

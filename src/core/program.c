@@ -173,6 +173,11 @@ gp_status gp_program_get_info(const gp_program *program, gp_program_info *info)
 
 gp_status gp_kernel_create(gp_program *program, const char *name, gp_kernel **kernel)
 {
+    return gp__kernel_create(program, name, (size_t)-1, kernel);
+}
+
+gp_status gp__kernel_create(gp_program *program, const char *name, size_t declared, gp_kernel **kernel)
+{
     GP__CHECK_HANDLE(program, "program");
     GP__CHECK_OUT(name, "name");
     GP__CHECK_OUT(kernel, "kernel");
@@ -186,11 +191,11 @@ gp_status gp_kernel_create(gp_program *program, const char *name, gp_kernel **ke
     const char *words[MAX_OPTIONS];
     size_t nwords = 0, n = 0;
     int readable = 0;
-    char *opts = program->options ? strdup(program->options) : NULL;
-    if (!program->options || (opts && gp__parse_options(opts, words, &nwords) == GP_SUCCESS))
+    char *opts = declared == (size_t)-1 && program->options ? strdup(program->options) : NULL;
+    if (declared == (size_t)-1 && (!program->options || (opts && gp__parse_options(opts, words, &nwords) == GP_SUCCESS)))
         n = gp__parse_params(program->source, words, nwords, name, found, MAX_PARAMS, &readable);
     free(opts);
-    k->props.nargs = readable ? n : (size_t)-1;
+    k->props.nargs = declared != (size_t)-1 ? declared : readable ? n : (size_t)-1;
     gp_status st = program->be->kernel_create(program->dev->impl, program->impl, name, &k->impl, &k->props);
     if (st != GP_SUCCESS) {
         free(k);

@@ -128,8 +128,8 @@ static gp_status builtin(const char *fn, gp_stream *stream, gp_reduce_op op, gp_
     snprintf(pname, sizeof pname, "gp_reduce_%s_partial", op_names[op]);
     snprintf(fname, sizeof fname, "gp_reduce_%s_final", op_names[op]);
     gp_kernel *partial = NULL, *final = NULL;
-    st = gp__builtin_kernel(dev, gp__src_reduce, options, pname, &partial);
-    if (st == GP_SUCCESS) st = gp__builtin_kernel(dev, gp__src_reduce, options, fname, &final);
+    st = gp__builtin_kernel(dev, gp__src_reduce, options, pname, 7, &partial);
+    if (st == GP_SUCCESS) st = gp__builtin_kernel(dev, gp__src_reduce, options, fname, 4, &final);
     if (st == GP_SUCCESS) st = gp__primitive_begin(&stream, dev, fn);
     if (st != GP_SUCCESS) return st;
     st = run(stream, partial, final, 16 / gp_type_size(type), n, 1, &in, out ? out->buffer : NULL,
@@ -219,8 +219,8 @@ gp_status gp_reduce_kernel_create(gp_device *device, size_t nin, const gp_type *
     gp_program *program = NULL;
     gp_status st = gp_program_create(device, src, NULL, &program);
     free(src);
-    if (st == GP_SUCCESS) st = gp_kernel_create(program, "gp_user_reduce_partial", &k->partial);
-    if (st == GP_SUCCESS) st = gp_kernel_create(program, "gp_user_reduce_final", &k->final);
+    if (st == GP_SUCCESS) st = gp__kernel_create(program, "gp_user_reduce_partial", 2 * nin + 5, &k->partial);
+    if (st == GP_SUCCESS) st = gp__kernel_create(program, "gp_user_reduce_final", 4, &k->final);
     gp_program_destroy(program); /* the kernels hold it */
     if (st != GP_SUCCESS) {
         gp_reduce_kernel_destroy(k);

@@ -44,7 +44,7 @@ gp_status gp_scan(gp_stream *stream, gp_scan_op op, int exclusive, gp_type type,
     snprintf(options, sizeof options, "%s%s", type_option,
              !opencl ? "" : dev->info.type != GP_DEVICE_GPU ? " -DGP_SCAN_PLAIN" : nvidia ? " -DGP_NV_PTX" : "");
     gp_kernel *kernel = NULL;
-    st = gp__builtin_kernel(dev, gp__src_scan, options, names[op], &kernel);
+    st = gp__builtin_kernel(dev, gp__src_scan, options, names[op], 8, &kernel);
     if (st == GP_SUCCESS) st = gp__primitive_begin(&stream, dev, fn);
     if (st != GP_SUCCESS || n == 0) {
         if (st == GP_SUCCESS) gp__primitive_end(stream);

@@ -138,7 +138,7 @@ static gp_status run(const char *fn, gp_stream *stream, const gp_stencil *s, siz
         snprintf(options, sizeof options, "%s -DSTENCIL_BX=%u -DSTENCIL_BY=%u -DSTENCIL_CELLS=%u", type_option, t.bx,
                  t.by, t.cells);
         snprintf(name, sizeof name, "gp_stencil_%s%s", shape_names[s->shape], with_source ? "_src" : "");
-        st = gp__builtin_kernel(dev, gp__src_stencil, options, name, &k);
+        st = gp__builtin_kernel(dev, gp__src_stencil, options, name, 28, &k);
         if (st != GP_SUCCESS) return st;
     }
     st = gp__primitive_begin(&stream, dev, fn);
