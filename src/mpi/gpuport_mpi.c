@@ -685,16 +685,24 @@ static gp_status unmap_exchange(gp_mpi_grid *g)
     return st != GP_SUCCESS ? st : u;
 }
 
-/* One round of the halo exchange of `in`; st is the status so far: after a failure the messages
- * still go (with whatever the buffers hold) so that no peer waits forever. */
+/* Enqueues the packing of one round's faces of `in` into g->send, on the comm stream. */
+static gp_status pack(gp_mpi_grid *g, gp_buffer *in, int round, gp_status st)
+{
+    if (g->mapped) KEEP(st, unmap_exchange(g));
+    for (int i = 0; i < g->nfaces; i++)
+        if (g->faces[i].round == round) KEEP(st, move_face(g, &g->faces[i], in, g->send, 0));
+    return st;
+}
+
+/* The rest of one round of the halo exchange, once pack() has been called; st is the status so
+ * far: after a failure the messages still go (with whatever the buffers hold) so that no peer
+ * waits forever. */
 static gp_status exchange(gp_mpi_grid *g, const char *fn, gp_buffer *in, int round, gp_status st)
 {
     size_t first = SIZE_MAX, end = 0;
-    if (g->mapped) KEEP(st, unmap_exchange(g));
     for (int i = 0; i < g->nfaces; i++) {
         const face *f = &g->faces[i];
         if (f->round != round) continue;
-        KEEP(st, move_face(g, f, in, g->send, 0));
         first = f->at < first ? f->at : first;
         end = f->at + f->cells > end ? f->at + f->cells : end;
     }
@@ -752,12 +760,16 @@ gp_status gp_mpi_grid_run(gp_mpi_grid *grid, size_t steps)
     } else {
         for (size_t s = 0; s < steps; s++) {
             gp_buffer *in = g->u[g->cur], *out = g->u[1 - g->cur];
+            /* The faces are packed before the interior is enqueued: where a device runs its
+             * kernels one after another (pocl), packed after it they would wait for it, and
+             * the messages could not travel while it computes. */
+            st = pack(g, in, 0, st);
             /* The interior reads the cells the last slabs wrote. */
             if (s > 0) KEEP(st, gp_stream_wait_event(g->compute, g->slabs_done));
             KEEP(st, gp_stencil_apply_region(g->compute, &g->local, g->interior[0], g->interior[1], GP_VIEW(out),
                                              GP_VIEW(in), source));
             KEEP(st, gp_event_record(g->interior_done, g->compute));
-            for (int r = 0; r < g->rounds; r++) st = exchange(g, fn, in, r, st);
+            for (int r = 0; r < g->rounds; r++) st = exchange(g, fn, in, r, r == 0 ? st : pack(g, in, r, st));
             /* The slabs write cells that the last interior read. */
             KEEP(st, gp_stream_wait_event(g->comm_stream, g->interior_done));
             for (size_t i = 0; i < g->nslabs; i++)
@@ -784,7 +796,7 @@ gp_status gp_mpi_grid_exchange(gp_mpi_grid *grid)
     double t0 = now();
     /* The faces are the last run's results, written on both streams. */
     KEEP(st, gp_stream_synchronize(grid->compute));
-    for (int r = 0; r < grid->rounds; r++) st = exchange(grid, fn, grid->u[grid->cur], r, st);
+    for (int r = 0; r < grid->rounds; r++) st = exchange(grid, fn, grid->u[grid->cur], r, pack(grid, grid->u[grid->cur], r, st));
     KEEP(st, gp_stream_synchronize(grid->comm_stream));
     grid->stats.exchange_s += now() - t0;
     grid->stats.exchanges++;
