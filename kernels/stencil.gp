@@ -214,6 +214,111 @@ GP_FUNC void st_stencil(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_REST
                    has_src);
 }
 
+/* ---- The CPU variant (-DSTENCIL_ROWS=1): whole rows ----------------------------------------
+ * pocl runs a work-group as loops on one core and vectorises across its work-items, which the
+ * march above defeats (each work-item's loads are a row apart). Here a work-group is one work-
+ * item taking STENCIL_CELLS consecutive rows of the box (x rows; in 3D rows of one (y, z)) as
+ * plain loops with 64-bit indices that the compiler vectorises, the input rows still in cache
+ * from the row before. Where the box spans whole rows, consecutive inner rows of a plane are one
+ * loop over their cells (but for the 3x3 shape, whose corner loads kept that loop from
+ * vectorising: 3.7x slower on pocl 3.1), the edge columns inside it included (their neighbours across the row
+ * ends are in the grid); the edge cells are then written again through the edge functions above,
+ * like every cell with a neighbour off the grid: the same sums in the same order as the GPU
+ * variant. */
+
+/* Cells [from, to) of the grid, every neighbour of each at an index inside it. */
+GP_FUNC void st_span(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_RESTRICT in,
+                     GP_GLOBAL const T *GP_RESTRICT src, ulong from, ulong to, ulong nx, ulong plane, st_coef k,
+                     int shape, int has_src)
+{
+    GP_GLOBAL const T *GP_RESTRICT s = in - nx, *GP_RESTRICT u = in + nx;
+    GP_GLOBAL const T *GP_RESTRICT b = in - plane, *GP_RESTRICT a = in + plane;
+    for (ulong x = from; x < to; x++) {
+        T acc;
+        if (shape == 2) {
+            acc = st_sum_3d(in[x], in[x - 1], in[x + 1], s[x], u[x], b[x], a[x], k);
+        } else if (shape == 1) {
+            acc = k.w0 * s[x - 1];
+            acc += k.w1 * s[x];
+            acc += k.w2 * s[x + 1];
+            acc += k.w3 * in[x - 1];
+            acc += k.w4 * in[x];
+            acc += k.w5 * in[x + 1];
+            acc += k.w6 * u[x - 1];
+            acc += k.w7 * u[x];
+            acc += k.w8 * u[x + 1];
+        } else {
+            acc = k.w0 * in[x];
+            acc += k.w1 * in[x - 1];
+            acc += k.w2 * in[x + 1];
+            acc += k.w3 * s[x];
+            acc += k.w4 * u[x];
+        }
+        if (has_src) acc += k.sw * src[x];
+        out[x] = acc;
+    }
+}
+
+/* One cell with a neighbour off the grid: the edge functions with a march of one, or, under
+ * FIXED, where every such cell keeps its value, that value. */
+GP_FUNC void st_cell(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_RESTRICT in,
+                     GP_GLOBAL const T *GP_RESTRICT src, uint nx, uint ny, uint nz, uint x, uint y, uint z, uint mode,
+                     st_coef k, int shape, int has_src)
+{
+    ulong o = ((ulong)z * ny + y) * nx + x;
+    if (mode == ST_FIXED)
+        out[o] = in[o];
+    else if (shape == 2)
+        st_edge_3d(out, in, src, nx, ny, nz, x, y, z, 1, mode, k, has_src);
+    else
+        st_edge_2d(out, in, src, nx, ny, x, y, 1, mode, k, shape == 1, has_src);
+}
+
+/* Work-item g takes rows g * STENCIL_CELLS ... of the box, numbered y fastest, then z. */
+GP_FUNC void st_rows(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_RESTRICT in,
+                     GP_GLOBAL const T *GP_RESTRICT src, uint nx, uint ny, uint nz, uint x0, uint y0, uint z0,
+                     uint x1, uint y1, uint z1, uint mode, st_coef k, int shape, int has_src)
+{
+    ulong rows_y = y1 - y0, rows = rows_y * (z1 - z0), r = (ulong)gp_group_id(0) * STENCIL_CELLS;
+    ulong end = r + STENCIL_CELLS < rows ? r + STENCIL_CELLS : rows, plane = (ulong)nx * ny;
+    int three_d = shape == 2, whole = x0 == 0 && x1 == nx && nx > 1 && shape != 1;
+    while (r < end) {
+        uint y = y0 + (uint)(r % rows_y), z = z0 + (uint)(r / rows_y);
+        int inner = y > 0 && y + 1 < ny && (!three_d || (z > 0 && z + 1 < nz));
+        if (!inner) { /* a row on the grid's edge: cell by cell */
+            ulong at = z * plane + (ulong)y * nx;
+            if (mode == ST_FIXED)
+                for (ulong x = at + x0; x < at + x1; x++) out[x] = in[x];
+            else
+                for (uint x = x0; x < x1; x++) st_cell(out, in, src, nx, ny, nz, x, y, z, mode, k, shape, has_src);
+            r++;
+            continue;
+        }
+        /* Inner rows from this one to the last of the work-item's in this plane. */
+        ulong last = y1 - 1 < ny - 2 ? y1 - 1 : ny - 2;
+        ulong n = whole ? last - y + 1 : 1;
+        n = n < end - r ? n : end - r;
+        ulong at = z * plane + (ulong)y * nx;
+        uint lo = x0 > 0 ? x0 : 1, hi = x1 < nx - 1 ? x1 : nx - 1;
+        if (whole) /* the n rows but their first and last cells; the edge columns are written again below */
+            st_span(out, in, src, at + 1, at + n * nx - 1, nx, plane, k, shape, has_src);
+        else if (lo < hi)
+            st_span(out, in, src, at + lo, at + hi, nx, plane, k, shape, has_src);
+        for (ulong i = 0; i < n; i++)
+            for (uint x = x0; x < x1; x = x + 1 < lo || x + 1 >= hi ? x + 1 : hi)
+                if (x < lo || x >= hi) st_cell(out, in, src, nx, ny, nz, x, y + (uint)i, z, mode, k, shape, has_src);
+        r += n;
+    }
+}
+
+#if STENCIL_ROWS
+#define ST_BODY(shape, has_src) st_rows(out + out_offset, in + in_offset, src + src_offset, nx, ny, nz, x0, y0, z0, x1, y1, z1, \
+                        mode, k, shape, has_src)
+#else
+#define ST_BODY(shape, has_src) st_stencil(out + out_offset, in + in_offset, src + src_offset, nx, ny, nz, x0, y0, z0, x1, y1, z1, \
+                           groups_x, groups_y, mode, k, shape, has_src)
+#endif
+
 #define ST_ARGS                                                                                \
     GP_GLOBAL T *GP_RESTRICT out, ulong out_offset, GP_GLOBAL const T *GP_RESTRICT in, ulong in_offset, \
         GP_GLOBAL const T *GP_RESTRICT src, ulong src_offset, uint nx, uint ny, uint nz, uint x0, uint y0, \
@@ -224,8 +329,8 @@ GP_FUNC void st_stencil(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_REST
     GP_KERNEL void gp_stencil_##name(ST_ARGS)                                                  \
     {                                                                                          \
         st_coef k = {w0, w1, w2, w3, w4, w5, w6, w7, w8, sw};                                  \
-        st_stencil(out + out_offset, in + in_offset, src + src_offset, nx, ny, nz, x0, y0, z0, x1, y1, z1, \
-                   groups_x, groups_y, mode, k, shape, has_src);                               \
+        (void)groups_x, (void)groups_y;                                                        \
+        ST_BODY(shape, has_src);                                                               \
     }
 
 ST_KERNEL(5point, 0, 0)

@@ -99,3 +99,23 @@ void tst_plant_error_sentinel(void)
 }
 
 int tst_error_sentinel_present(void) { return strstr(gp_last_error(), TST_SENTINEL) != NULL; }
+
+void tst_set_env(const char *name, const char *value)
+{
+    if (value) setenv(name, value, 1);
+    else unsetenv(name);
+}
+
+char *tst_other_variant(const char *env, const char *gpu_name, const char *cpu_name)
+{
+    const char *old = getenv(env);
+    char *saved = old ? strdup(old) : NULL;
+    setenv(env, tst_info.type == GP_DEVICE_CPU ? gpu_name : cpu_name, 1);
+    return saved;
+}
+
+void tst_restore_env(const char *env, char *saved)
+{
+    tst_set_env(env, saved);
+    free(saved);
+}

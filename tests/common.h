@@ -42,6 +42,13 @@ int tst_error_sentinel_present(void);
 
 /* Deterministic bytes and words for a seed (xorshift64*), so every run sees the same data. */
 void tst_random_bytes(void *dst, size_t bytes, uint64_t seed);
+/* Sets the environment variable name to value, or unsets it for NULL. */
+void tst_set_env(const char *name, const char *value);
+/* For primitives with a GPU and a CPU kernel variant: puts in force, through the environment
+ * variable env, the one this device does not run by default (gpu_name on CPUs, cpu_name
+ * elsewhere); returns the variable's old value (to pass to tst_restore_env). */
+char *tst_other_variant(const char *env, const char *gpu_name, const char *cpu_name);
+void tst_restore_env(const char *env, char *saved);
 uint32_t tst_random_u32(uint64_t *state);
 
 /* Allocation helpers that fail the test instead of returning NULL. */

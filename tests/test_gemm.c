@@ -188,28 +188,8 @@ static void run_all(gp_gemm_impl impl)
 
 static void gemm_gpuport(void **state) { run_all(GP_GEMM_GPUPORT); }
 
-static void set_env(const char *name, const char *value)
-{
-    if (value) setenv(name, value, 1);
-    else unsetenv(name);
-}
-
-/* Puts the variant of gpuport's kernel in force that the device does not run by default
- * (GPUPORT_GEMM_KERNEL: the tiled one on CPUs, the direct one elsewhere); returns the old value
- * for restore_kernel. */
-static char *other_kernel(void)
-{
-    const char *old = getenv("GPUPORT_GEMM_KERNEL");
-    char *saved = old ? strdup(old) : NULL;
-    setenv("GPUPORT_GEMM_KERNEL", tst_info.type == GP_DEVICE_CPU ? "tiled" : "direct", 1);
-    return saved;
-}
-
-static void restore_kernel(char *saved)
-{
-    set_env("GPUPORT_GEMM_KERNEL", saved);
-    free(saved);
-}
+static char *other_kernel(void) { return tst_other_variant("GPUPORT_GEMM_KERNEL", "tiled", "direct"); }
+static void restore_kernel(char *saved) { tst_restore_env("GPUPORT_GEMM_KERNEL", saved); }
 
 /* The other variant, with its default shape, over the whole problem set; an unknown variant is
  * refused. */
@@ -293,7 +273,7 @@ static void gemm_auto_env(void **state)
         GP_EXPECT(gp_gemm(NULL, GP_GEMM_AUTO, GP_F32, GP_ROW_MAJOR, 0, 0, 4, 4, 4, 1, GP_VIEW(x), 4, GP_VIEW_AT(x, 16),
                           4, 0, GP_VIEW_AT(x, 32), 4),
                   GP_ERROR_UNSUPPORTED);
-    set_env("GPUPORT_GEMM", saved);
+    tst_set_env("GPUPORT_GEMM", saved);
     free(saved);
     gp_buffer_destroy(x);
 }
@@ -339,7 +319,7 @@ static void gemm_params(void **state)
                   GP_ERROR_INVALID_ARGUMENT);
     }
     gp_buffer_destroy(x);
-    set_env("GPUPORT_GEMM_PARAMS", saved);
+    tst_set_env("GPUPORT_GEMM_PARAMS", saved);
     free(saved);
 
     /* Shapes the kernel cannot take, or the device cannot hold, change nothing. The last two
@@ -360,11 +340,11 @@ static void gemm_params(void **state)
         unsetenv("GPUPORT_GEMM_KERNEL");
     }
     GP_OK(gp_gemm_params_set(tst_dev, GP_F32, &before));
-    set_env("GPUPORT_GEMM_KERNEL", saved_kernel);
+    tst_set_env("GPUPORT_GEMM_KERNEL", saved_kernel);
     free(saved_kernel);
 }
 
-static void set_cache_dir(const char *dir) { set_env("GPUPORT_CACHE_DIR", dir); }
+static void set_cache_dir(const char *dir) { tst_set_env("GPUPORT_CACHE_DIR", dir); }
 
 static int files_in(const char *dir)
 {

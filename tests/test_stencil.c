@@ -404,6 +404,29 @@ static void stencil_regions(void **state)
         }
 }
 
+/* The kernel variant the device does not run by default (kernels/stencil.gp: tiled on GPUs,
+ * rows on CPUs) through the same checks; an unknown variant is refused. */
+static void stencil_other_kernel(void **state)
+{
+    char *saved = tst_other_variant("GPUPORT_STENCIL_KERNEL", "tiled", "rows");
+    stencil_2d_f32(state);
+    stencil_3d_f32(state);
+    if (tst_info.fp64) {
+        stencil_2d_f64(state);
+        stencil_3d_f64(state);
+    }
+    stencil_large(state);
+    stencil_run(state);
+    stencil_regions(state);
+    setenv("GPUPORT_STENCIL_KERNEL", "blocked", 1);
+    gp_buffer *b = tst_buffer(GP_MEMORY_DEVICE, 64 * 4);
+    const gp_stencil s = {GP_STENCIL_5POINT, GP_F32, GP_BOUNDARY_FIXED, 8, 4, 1, {0, .25, .25, .25, .25}, 0};
+    GP_EXPECT(gp_stencil_apply(NULL, &s, GP_VIEW(b), GP_VIEW_AT(b, 32), GP_VIEW(NULL)), GP_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(gp_last_error(), "tiled or rows"));
+    tst_restore_env("GPUPORT_STENCIL_KERNEL", saved);
+    GP_OK(gp_buffer_destroy(b));
+}
+
 /* ---- Bad input ------------------------------------------------------------------------------ */
 
 static void stencil_bad_input(void **state)
@@ -528,5 +551,6 @@ const struct CMUnitTest tst_stencil_tests[] = {
     cmocka_unit_test(stencil_2d_f32),    cmocka_unit_test(stencil_2d_f64),      cmocka_unit_test(stencil_3d_f32),
     cmocka_unit_test(stencil_3d_f64),    cmocka_unit_test(stencil_large),       cmocka_unit_test(stencil_run),
     cmocka_unit_test(stencil_regions),   cmocka_unit_test(stencil_bad_input),   cmocka_unit_test(stencil_no_fp64),
+    cmocka_unit_test(stencil_other_kernel),
 };
 const size_t tst_stencil_tests_count = sizeof tst_stencil_tests / sizeof tst_stencil_tests[0];

@@ -8,11 +8,11 @@
 
 struct gp__builtin {
     const char *source; /* embedded text: compared by address */
-    char options[64];
-    char name[64];
+    const char *options, *name; /* in text[] */
     gp_program *program;
     gp_kernel *kernel;
     gp__builtin *next;
+    char text[];
 };
 
 size_t gp_type_size(gp_type type)
@@ -62,7 +62,8 @@ gp_status gp__builtin_kernel(gp_device *dev, const char *source, const char *opt
         /* Another kernel of the same source and options shares the program. */
         for (gp__builtin *o = dev->builtins; o && !program; o = o->next)
             if (o->source == source && strcmp(o->options, options) == 0) program = o->program;
-        b = calloc(1, sizeof *b);
+        size_t olen = strlen(options) + 1, nlen = strlen(name) + 1;
+        b = calloc(1, sizeof *b + olen + nlen);
         if (!b) st = gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "no host memory for a built-in kernel");
         if (st == GP_SUCCESS && !program) st = gp_program_create(dev, source, options, &program);
         else if (st == GP_SUCCESS) atomic_fetch_add(&program->refs, 1);
@@ -72,8 +73,8 @@ gp_status gp__builtin_kernel(gp_device *dev, const char *source, const char *opt
         }
         if (st == GP_SUCCESS) {
             b->source = source;
-            snprintf(b->options, sizeof b->options, "%s", options);
-            snprintf(b->name, sizeof b->name, "%s", name);
+            b->options = memcpy(b->text, options, olen);
+            b->name = memcpy(b->text + olen, name, nlen);
             b->program = program;
             b->next = dev->builtins;
             dev->builtins = b;
@@ -85,6 +86,22 @@ gp_status gp__builtin_kernel(gp_device *dev, const char *source, const char *opt
     pthread_mutex_unlock(&dev->lock);
     if (b) *kernel = b->kernel;
     return st;
+}
+
+int gp__variant(const gp_device *dev, const gp__variants *v)
+{
+    const char *env = getenv(v->env);
+    for (int i = 0; env && i < 2; i++)
+        if (strcmp(env, v->name[i]) == 0) return i;
+    return dev->info.type == GP_DEVICE_CPU;
+}
+
+gp_status gp__variant_check(const gp__variants *v, const char *fn)
+{
+    const char *env = getenv(v->env);
+    if (!env || !*env || strcmp(env, v->name[0]) == 0 || strcmp(env, v->name[1]) == 0) return GP_SUCCESS;
+    return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: %s is '%s'; it must be %s or %s", fn, v->env, env, v->name[0],
+                    v->name[1]);
 }
 
 gp_status gp__scratch(gp_stream *stream, size_t bytes, gp_buffer **buffer)

@@ -85,23 +85,10 @@ static size_t local_bytes(gp_type type, const gp_gemm_params *p)
     return 2 * (size_t)p->tile_k * (p->tile_m + p->tile_n + 8) * gp_type_size(type);
 }
 
-/* Which of the kernel's variants runs (kernels/gemm.gp): GPUPORT_GEMM_KERNEL=tiled|direct, or
- * when unset the direct one on CPUs. An unknown value counts as unset here and is refused by
- * check_kernel_env at each entry point. */
-static int direct(const gp_device *dev)
-{
-    const char *env = getenv("GPUPORT_GEMM_KERNEL");
-    if (env && strcmp(env, "direct") == 0) return 1;
-    if (env && strcmp(env, "tiled") == 0) return 0;
-    return dev->info.type == GP_DEVICE_CPU;
-}
-
-static gp_status check_kernel_env(const char *fn)
-{
-    const char *env = getenv("GPUPORT_GEMM_KERNEL");
-    if (!env || !*env || strcmp(env, "tiled") == 0 || strcmp(env, "direct") == 0) return GP_SUCCESS;
-    return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: GPUPORT_GEMM_KERNEL is '%s'; it must be tiled or direct", fn, env);
-}
+/* The kernel's variants (kernels/gemm.gp): tiled on GPUs, direct on CPUs. */
+static const gp__variants variants = {"GPUPORT_GEMM_KERNEL", {"tiled", "direct"}};
+static int direct(const gp_device *dev) { return gp__variant(dev, &variants); }
+static gp_status check_kernel_env(const char *fn) { return gp__variant_check(&variants, fn); }
 
 /* NULL when the device can run p for type, else why not (in why). */
 static const char *invalid(const gp_device *dev, gp_type type, const gp_gemm_params *p, char *why, size_t len)

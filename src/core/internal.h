@@ -139,6 +139,18 @@ size_t gp__parse_params(const char *src, const char *const *defines, size_t ndef
  * reader cannot follow, and CUDA can count only by a refused query). */
 gp_status gp__builtin_kernel(gp_device *dev, const char *source, const char *options, const char *name,
                              size_t nparams, gp_kernel **kernel);
+/* Primitives with two kernels, one shaped for GPUs and one for CPUs (pocl runs a work-group as
+ * loops on one core, so it wants long contiguous loops per work-item): which runs on a device.
+ * The CPU variant on CPU devices, the GPU one elsewhere, unless the environment variable names
+ * one for every device (to compare them, and so that tests run both everywhere). */
+typedef struct gp__variants {
+    const char *env;     /* "GPUPORT_STENCIL_KERNEL" */
+    const char *name[2]; /* the GPU variant's name, then the CPU one's: "tiled", "rows" */
+} gp__variants;
+/* 1 for the CPU variant, 0 for the GPU one. An unknown value counts as unset here; entry points
+ * refuse it with gp__variant_check. */
+int gp__variant(const gp_device *dev, const gp__variants *v);
+gp_status gp__variant_check(const gp__variants *v, const char *fn);
 /* gp_kernel_create with the parameter count known (declared), or (size_t)-1 to read it from
  * the program's source. */
 gp_status gp__kernel_create(gp_program *program, const char *name, size_t declared, gp_kernel **kernel);

@@ -16,13 +16,19 @@ typedef struct tile {
 } tile;
 static const tile gpu_tile = {32, 8, 8}, cpu_tile = {64, 1, 16};
 
+/* The kernels' variants: "tiled" above, and "rows" (-DSTENCIL_ROWS=1, kernels/stencil.gp), whose
+ * work-groups are one work-item taking `rows` whole rows of the box, for CPUs. */
+static const gp__variants variants = {"GPUPORT_STENCIL_KERNEL", {"tiled", "rows"}};
+static const tile rows_tile = {1, 1, 32};
+
 static const char *const shape_names[] = {NULL, "5point", "3x3", "7point"};
 static const unsigned weight_count[] = {0, 5, 9, 7};
 
 /* The tile for the device: the default or the override, shrunk to what the device allows. */
-static gp_status choose_tile(const gp_device_info *info, const char *fn, tile *t)
+static gp_status choose_tile(const gp_device *dev, int rows, const char *fn, tile *t)
 {
-    *t = info->type == GP_DEVICE_CPU ? cpu_tile : gpu_tile;
+    const gp_device_info *info = &dev->info;
+    *t = rows ? rows_tile : info->type == GP_DEVICE_CPU ? cpu_tile : gpu_tile;
     const char *env = getenv("GPUPORT_STENCIL_TILE");
     if (env && *env) {
         unsigned v[3];
@@ -31,7 +37,7 @@ static gp_status choose_tile(const gp_device_info *info, const char *fn, tile *t
             return gp__fail(GP_ERROR_INVALID_ARGUMENT,
                             "%s: GPUPORT_STENCIL_TILE=\"%s\" is not \"bx,by,cells\" (1 to 1024, 1 to 1024, 1 to 64)",
                             fn, env);
-        *t = (tile){v[0], v[1], v[2]};
+        *t = rows ? (tile){1, 1, v[2]} : (tile){v[0], v[1], v[2]}; /* rows: the cells are rows per work-item */
     }
     while (t->by > 1 && ((size_t)t->bx * t->by > info->max_work_group_size || t->by > info->max_work_item_sizes[1]))
         t->by /= 2;
@@ -118,14 +124,17 @@ static gp_status run(const char *fn, gp_stream *stream, const gp_stencil *s, siz
     const char *type_option = gp__type_option(dev, s->type, fn);
     if (!type_option) return GP_ERROR_UNSUPPORTED;
     tile t;
-    st = choose_tile(&dev->info, fn, &t);
+    st = gp__variant_check(&variants, fn);
+    int rows = gp__variant(dev, &variants);
+    if (st == GP_SUCCESS) st = choose_tile(dev, rows, fn, &t);
     if (st != GP_SUCCESS) return st;
 
     /* All groups are numbered in dimension 0 (the kernel splits the number), each row of
-     * work-items reaching its cells with 32-bit indices. */
+     * work-items reaching its cells with 32-bit indices; rows: a group per t.cells rows. */
     int flat = s->shape != GP_STENCIL_7POINT;
     size_t gx = div_up(extent[0], t.bx), gy = div_up(extent[1], flat ? (size_t)t.by * t.cells : t.by);
     size_t gz = flat ? 1 : div_up(extent[2], t.cells), groups = gx * gy * gz;
+    if (rows) gx = groups = div_up(extent[1] * extent[2], t.cells), gy = 1;
     if (gx * t.bx > UINT32_MAX || gy * t.by * (flat ? t.cells : 1) > UINT32_MAX || gz * t.cells > UINT32_MAX ||
         groups > INT32_MAX / t.bx)
         return gp__fail(GP_ERROR_UNSUPPORTED,
@@ -134,9 +143,9 @@ static gp_status run(const char *fn, gp_stream *stream, const gp_stencil *s, siz
 
     gp_kernel *k = NULL;
     if (steps > 0) {
-        char options[64], name[32];
-        snprintf(options, sizeof options, "%s -DSTENCIL_BX=%u -DSTENCIL_BY=%u -DSTENCIL_CELLS=%u", type_option, t.bx,
-                 t.by, t.cells);
+        char options[96], name[32];
+        snprintf(options, sizeof options, "%s -DSTENCIL_BX=%u -DSTENCIL_BY=%u -DSTENCIL_CELLS=%u%s", type_option, t.bx,
+                 t.by, t.cells, rows ? " -DSTENCIL_ROWS=1" : "");
         snprintf(name, sizeof name, "gp_stencil_%s%s", shape_names[s->shape], with_source ? "_src" : "");
         st = gp__builtin_kernel(dev, gp__src_stencil, options, name, 28, &k);
         if (st != GP_SUCCESS) return st;
