@@ -79,7 +79,7 @@ static void write_read_offsets(void **state)
 static void copy_every_direction(void **state)
 {
     (void)state;
-    enum { N = 65537 };
+    enum { N = (1 << 20) + 37 }; /* over 1 MiB: copies within a CPU device run as a kernel */
     static const size_t ranges[][3] = {{0, 0, N}, {13, 101, 777}, {0, N - 1, 1}, {N - 300, 0, 300}, {7, 9, N - 16}};
     gp_stream *s = NULL;
     GP_OK(gp_stream_create(tst_dev, &s));

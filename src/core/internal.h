@@ -169,7 +169,7 @@ const char *gp__type_option(gp_device *dev, gp_type type, const char *fn);
 void gp__stream_release(gp_stream *stream);
 
 /* Embedded kernel sources: kernels/types.gp joined to kernels/map.gp and so on. */
-extern const char gp__src_map[], gp__src_reduce[], gp__src_scan[], gp__src_stencil[], gp__src_gemm[];
+extern const char gp__src_map[], gp__src_reduce[], gp__src_scan[], gp__src_stencil[], gp__src_gemm[], gp__src_copy[];
 
 /* cache.c: the kernel cache. key is 32 bytes. */
 int gp__cache_load(const unsigned char key[32], void **binary, size_t *bytes, int *on_disk);
