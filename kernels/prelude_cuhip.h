@@ -30,6 +30,8 @@ extern __shared__ __attribute__((aligned(16))) unsigned char gp__dynamic_local[]
 #define gp_num_groups(d) GP__PICK(gridDim, (d))
 #define gp_global_id(d) (gp_group_id(d) * gp_local_size(d) + gp_local_id(d))
 #define gp_global_size(d) (gp_num_groups(d) * gp_local_size(d))
+/* The element loop of a one-dimensional launch of any size (see prelude_opencl.h). */
+#define GP_FOR(i, n) for (uint i = gp_global_id(0); i < (n); i += gp_global_size(0))
 
 /* A work-group-scope fence on every address space around the hardware barrier, so global
  * writes are seen too, as on the other backends. */

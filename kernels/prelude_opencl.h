@@ -30,6 +30,11 @@
 
 #define gp_barrier() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
 
+/* GP_FOR(i, n): the element loop of a one-dimensional launch of any size (a grid-stride loop:
+ * each work-item takes its index, plus the launch's size, and so on). pocl vectorises it where
+ * it does not vectorise the usual guarded store (docs/kernel-dialect.md). */
+#define GP_FOR(i, n) for (uint i = gp_global_id(0); i < (n); i += gp_global_size(0))
+
 /* 32-bit integer atomics on global or local memory; each returns the old value. */
 #define gp_atomic_add(p, v) atomic_add((p), (v))
 #define gp_atomic_sub(p, v) atomic_sub((p), (v))
