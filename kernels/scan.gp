@@ -312,6 +312,59 @@ GP_FUNC uint gp_scan_read(GP_GLOBAL volatile ulong *slot, T *value)
 
 #endif
 
+#if GP_SCAN_CHUNKED
+/* ---- The CPU variant (-DGP_SCAN_CHUNKED=1): three passes over contiguous chunks ----------
+ * A CPU runs a work-group as loops on one core, and a look-back between tiles costs it far
+ * more than a pass over memory. Here a work-group is one work-item with a chunk of `per`
+ * consecutive elements, as a threaded CPU scan splits its input: NAME_fold reduces each chunk
+ * into partial[g] (eight accumulators, so that the loop is not one chain of dependent
+ * operations), NAME_spine scans the partials in one work-item, exclusively and in place, and
+ * NAME_chunks scans each chunk from its partial. The input is read twice, the output written
+ * once. */
+#define GP_SCAN_CHUNK_KERNELS(NAME, OP, IDENT)                                                   \
+    GP_KERNEL void NAME##_fold(GP_GLOBAL const T *in, ulong in_off, ulong n, ulong per, GP_GLOBAL T *partial) \
+    {                                                                                          \
+        ulong g = gp_group_id(0), s = g * per, e = s + per < n ? s + per : n, i = s;           \
+        T acc[8];                                                                              \
+        for (int k = 0; k < 8; k++) acc[k] = IDENT;                                            \
+        in += in_off;                                                                          \
+        for (; i + 8 <= e; i += 8)                                                             \
+            for (int k = 0; k < 8; k++) acc[k] = OP(acc[k], in[i + k]);                         \
+        for (; i < e; i++) acc[0] = OP(acc[0], in[i]);                                         \
+        for (int k = 1; k < 8; k++) acc[0] = OP(acc[0], acc[k]);                               \
+        partial[g] = acc[0];                                                                   \
+    }                                                                                          \
+    GP_KERNEL void NAME##_spine(GP_GLOBAL T *partial, uint count)                              \
+    {                                                                                          \
+        T run = IDENT;                                                                         \
+        for (uint g = 0; g < count; g++) {                                                     \
+            T own = partial[g];                                                                \
+            partial[g] = run;                                                                  \
+            run = OP(run, own);                                                                \
+        }                                                                                      \
+    }                                                                                          \
+    GP_KERNEL void NAME##_chunks(GP_GLOBAL const T *in, ulong in_off, GP_GLOBAL T *out, ulong out_off, ulong n, \
+                                 ulong per, uint exclusive, GP_GLOBAL const T *partial)        \
+    {                                                                                          \
+        ulong g = gp_group_id(0), s = g * per, e = s + per < n ? s + per : n;                  \
+        T carry = partial[g];                                                                  \
+        in += in_off;                                                                          \
+        out += out_off;                                                                        \
+        if (exclusive) {                                                                       \
+            for (ulong i = s; i < e; i++) {                                                    \
+                T x = in[i];                                                                   \
+                out[i] = carry;                                                                \
+                carry = OP(carry, x);                                                          \
+            }                                                                                  \
+        } else {                                                                               \
+            for (ulong i = s; i < e; i++) out[i] = carry = OP(carry, in[i]);                    \
+        }                                                                                      \
+    }
+GP_SCAN_CHUNK_KERNELS(gp_scan_sum, GP_SCAN_SUM, ((T)0))
+GP_SCAN_CHUNK_KERNELS(gp_scan_min, GP_SCAN_MIN, T_HIGHEST)
+GP_SCAN_CHUNK_KERNELS(gp_scan_max, GP_SCAN_MAX, T_LOWEST)
+#else
 GP_SCAN_KERNEL(gp_scan_sum, GP_SCAN_SUM, ((T)0), add)
 GP_SCAN_KERNEL(gp_scan_min, GP_SCAN_MIN, T_HIGHEST, min)
 GP_SCAN_KERNEL(gp_scan_max, GP_SCAN_MAX, T_LOWEST, max)
+#endif

@@ -131,6 +131,21 @@ static void test_large(void **state)
     free(got);
 }
 
+/* The kernel variant the device does not run by default (kernels/scan.gp: lookback on GPUs,
+ * chunked on CPUs) through the same checks; an unknown variant is refused. */
+static void test_other_kernel(void **state)
+{
+    char *saved = tst_other_variant("GPUPORT_SCAN_KERNEL", "lookback", "chunked");
+    test_sizes(state);
+    test_large(state);
+    setenv("GPUPORT_SCAN_KERNEL", "blocked", 1);
+    gp_buffer *b = tst_buffer(GP_MEMORY_DEVICE, 64);
+    GP_EXPECT(gp_scan(NULL, GP_SCAN_SUM, 0, GP_F32, 4, GP_VIEW(b), GP_VIEW_AT(b, 8)), GP_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(gp_last_error(), "lookback or chunked"));
+    tst_restore_env("GPUPORT_SCAN_KERNEL", saved);
+    GP_OK(gp_buffer_destroy(b));
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -265,5 +280,6 @@ const struct CMUnitTest tst_scan_tests[] = {
     cmocka_unit_test(test_large),
     cmocka_unit_test(test_bad_input),
     cmocka_unit_test(test_subgroups),
+    cmocka_unit_test(test_other_kernel),
 };
 const size_t tst_scan_tests_count = sizeof tst_scan_tests / sizeof tst_scan_tests[0];

@@ -14,6 +14,42 @@
 #define STATE_HEAD 16
 #define WORD_BYTES(size) ((size) == 4 ? 8 : 16)
 
+/* The kernels' variants: "lookback" above, and "chunked" (-DGP_SCAN_CHUNKED=1, kernels/scan.gp),
+ * three passes over a few contiguous chunks per core, for CPUs. */
+static const gp__variants variants = {"GPUPORT_SCAN_KERNEL", {"lookback", "chunked"}};
+
+/* The chunked variant; stream is begun (gp__primitive_begin) and n > 0. */
+static gp_status scan_chunked(gp_stream *stream, gp_device *dev, const char *type_option, const char *name,
+                              int exclusive, size_t size, size_t n, gp_view in, gp_view out)
+{
+    char options[64], fold[32], spine[32], chunks[32];
+    snprintf(options, sizeof options, "%s -DGP_SCAN_CHUNKED=1", type_option);
+    snprintf(fold, sizeof fold, "%s_fold", name);
+    snprintf(spine, sizeof spine, "%s_spine", name);
+    snprintf(chunks, sizeof chunks, "%s_chunks", name);
+    gp_kernel *kf = NULL, *ks = NULL, *kc = NULL;
+    gp_status st = gp__builtin_kernel(dev, gp__src_scan, options, fold, 5, &kf);
+    if (st == GP_SUCCESS) st = gp__builtin_kernel(dev, gp__src_scan, options, spine, 2, &ks);
+    if (st == GP_SUCCESS) st = gp__builtin_kernel(dev, gp__src_scan, options, chunks, 8, &kc);
+    /* Four chunks per core, of at least 16 Ki elements. */
+    uint64_t cores = dev->info.compute_units ? dev->info.compute_units : 1, per = (n + 4 * cores - 1) / (4 * cores);
+    per = per < 16384 ? 16384 : per;
+    uint32_t count = (uint32_t)((n + per - 1) / per);
+    gp_buffer *partial = NULL;
+    if (st == GP_SUCCESS) st = gp__scratch(stream, count * size, &partial);
+    uint64_t in_off = in.offset, out_off = out.offset, nn = n;
+    uint32_t excl = exclusive != 0;
+    size_t global = count, one = 1;
+    gp_arg fargs[] = {GP_BUFFER(in.buffer), GP_VALUE(in_off), GP_VALUE(nn), GP_VALUE(per), GP_BUFFER(partial)};
+    gp_arg sargs[] = {GP_BUFFER(partial), GP_VALUE(count)};
+    gp_arg cargs[] = {GP_BUFFER(in.buffer), GP_VALUE(in_off), GP_BUFFER(out.buffer), GP_VALUE(out_off),
+                      GP_VALUE(nn),         GP_VALUE(per),    GP_VALUE(excl),        GP_BUFFER(partial)};
+    if (st == GP_SUCCESS) st = gp_kernel_launch(stream, kf, 1, &global, &one, 5, fargs);
+    if (st == GP_SUCCESS) st = gp_kernel_launch(stream, ks, 1, &one, &one, 2, sargs);
+    if (st == GP_SUCCESS) st = gp_kernel_launch(stream, kc, 1, &global, &one, 8, cargs);
+    return st;
+}
+
 gp_status gp_scan(gp_stream *stream, gp_scan_op op, int exclusive, gp_type type, size_t n, gp_view in, gp_view out)
 {
     static const char fn[] = "gp_scan";
@@ -37,6 +73,13 @@ gp_status gp_scan(gp_stream *stream, gp_scan_op op, int exclusive, gp_type type,
     const char *type_option = gp__type_option(dev, type, fn);
     if (!type_option) return GP_ERROR_UNSUPPORTED;
     size_t size = gp_type_size(type);
+    if ((st = gp__variant_check(&variants, fn)) != GP_SUCCESS) return st;
+    if (gp__variant(dev, &variants)) {
+        if ((st = gp__primitive_begin(&stream, dev, fn)) != GP_SUCCESS) return st;
+        if (n > 0) st = scan_chunked(stream, dev, type_option, names[op], exclusive, size, n, in, out);
+        gp__primitive_end(stream);
+        return st;
+    }
     /* NVIDIA's OpenCL takes warp shuffles only as inline PTX, which the kernel cannot detect;
      * CPUs gain nothing from subgroups, so they keep the plain path there. */
     int opencl = strcmp(dev->info.backend, "opencl") == 0, nvidia = strstr(dev->info.vendor, "NVIDIA") != NULL;
