@@ -381,6 +381,41 @@ static void map_i64(void **state) { (void)state; every_op(GP_I64); }
 static void map_u64(void **state) { (void)state; every_op(GP_U64); }
 
 /* A prime near 1e7 for one op of each family: the grid-stride and block loops wrap many times. */
+/* f32 sin and cos where a CPU takes them from its own polynomial (|x| <= 8192) and where it
+ * hands them to the builtin (beyond, infinities, NaN, in blocks mixed with the others), and
+ * at the edges of both, in place and not: within the spec's 4 ulp, NaN where sin is. */
+static void map_trig_edges(void **state)
+{
+    (void)state;
+    static const float special[] = {0.0f, -0.0f, 1e-40f, -1e-30f, 0.78539816f, 1.5707964f, 3.1415927f, -4.712389f,
+                                    8191.99f, 8192.0f, -8192.0f, 8192.001f, 1e4f, -65536.5f, 1e6f, 3.4e38f,
+                                    INFINITY, -INFINITY, NAN, 123456.7f};
+    enum { N = 1000 };
+    float *host = tst_malloc(N * sizeof *host), *got = tst_malloc(N * sizeof *got);
+    uint64_t st = 99;
+    for (size_t i = 0; i < N; i++)
+        host[i] = i % 50 < 20 && i / 50 % 3 != 1 ? special[i % 50] : (float)uniform(&st, -8200, 8200);
+    gp_buffer *bx = tst_buffer(GP_MEMORY_DEVICE, N * sizeof *host), *bo = tst_buffer(GP_MEMORY_DEVICE, N * sizeof *host);
+    static const gp_map_op ops[] = {GP_MAP_SIN, GP_MAP_COS};
+    for (int o = 0; o < 2; o++)
+        for (int in_place = 0; in_place < 2; in_place++) {
+            GP_OK(gp_buffer_write(NULL, bx, 0, host, N * sizeof *host));
+            gp_buffer *out = in_place ? bx : bo;
+            GP_OK(gp_map(NULL, ops[o], GP_F32, N, GP_VIEW(out), GP_VIEW(bx), GP_VIEW(NULL), NULL));
+            GP_OK(gp_buffer_read(NULL, out, 0, got, N * sizeof *got));
+            for (size_t i = 0; i < N; i++) {
+                long double ref, bound;
+                if (!float_ok(GP_F32, ops[o], host[i], 0, 0, got[i], &ref, &bound))
+                    fail_msg("f32 %s(%.9g) = %.9g, expected %.9Lg within %.3Lg", op_names[ops[o]], host[i], got[i], ref,
+                             bound);
+            }
+        }
+    GP_OK(gp_buffer_destroy(bx));
+    GP_OK(gp_buffer_destroy(bo));
+    free(host);
+    free(got);
+}
+
 static void map_large_prime(void **state)
 {
     (void)state;
@@ -689,6 +724,7 @@ static void user_bad_input(void **state)
 const struct CMUnitTest tst_map_tests[] = {
     cmocka_unit_test(map_f32),          cmocka_unit_test(map_f64),           cmocka_unit_test(map_i32),
     cmocka_unit_test(map_u32),          cmocka_unit_test(map_i64),           cmocka_unit_test(map_u64),
+    cmocka_unit_test(map_trig_edges),
     cmocka_unit_test(map_large_prime),  cmocka_unit_test(map_huge),          cmocka_unit_test(map_bad_input),
     cmocka_unit_test(map_no_fp64),      cmocka_unit_test(user_one_input),    cmocka_unit_test(user_two_inputs),
     cmocka_unit_test(user_three_inputs), cmocka_unit_test(user_bad_input),
