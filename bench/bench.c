@@ -690,6 +690,61 @@ static void anchor_cuda(result *r, int device, size_t n, double *ms)
         cache[ncache++] = (struct cached){device, kind, n, r->an};
 }
 
+/* A GEMM job's operands in host memory, as setup writes them to the device, and room for C. */
+static void gemm_host(const job *j, void **a, void **b, void **c)
+{
+    size_t elem = elem_size(j->k);
+    *a = malloc(j->cells * elem), *b = malloc(j->cells * elem), *c = malloc(j->cells * elem);
+    for (size_t i = 0; *a && *b && *c && i < j->cells; i++)
+        if (j->k == K_DGEMM)
+            ((double *)*a)[i] = gemm_value(0, i), ((double *)*b)[i] = gemm_value(1, i);
+        else
+            ((float *)*a)[i] = (float)gemm_value(0, i), ((float *)*b)[i] = (float)gemm_value(1, i);
+}
+
+/* OpenBLAS beside a CPU device's GEMM (Debian's libopenblas0, loaded at run time, so that the
+ * bench needs it only to report it): timed on the host like the host anchor, its result checked,
+ * its rate and gpuport's ratio to it in a note. */
+static void openblas_note(job *j, result *r, double *ms)
+{
+    typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float *, int, const float *, int, float,
+                             float *, int);
+    typedef void (*dgemm_fn)(int, int, int, int, int, int, double, const double *, int, const double *, int,
+                             double, double *, int);
+    static void *lib;
+    static char why[200];
+    if (!lib && !why[0] && !(lib = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL)))
+        snprintf(why, sizeof why, "%s (Debian's libopenblas0 has it)", dlerror());
+    void *fn = lib ? dlsym(lib, j->k == K_DGEMM ? "cblas_dgemm" : "cblas_sgemm") : NULL;
+    if (!fn) {
+        note(r, "OpenBLAS: %s", lib ? "no cblas_sgemm or cblas_dgemm in it" : why);
+        return;
+    }
+    void *a, *b, *c;
+    gemm_host(j, &a, &b, &c);
+    int n = (int)j->size, ok = a && b && c;
+    enum { ROW_MAJOR = 101, NO_TRANS = 111 }; /* CBLAS's */
+    progress("%s %s %s: OpenBLAS", r->spec, kd[j->k].name, r->shape);
+    for (int i = 0; ok && i <= opt.reps; i++) {
+        double t0 = now_ms();
+        if (j->k == K_DGEMM)
+            ((dgemm_fn)fn)(ROW_MAJOR, NO_TRANS, NO_TRANS, n, n, n, 1.0, a, n, b, n, 0.0, c, n);
+        else
+            ((sgemm_fn)fn)(ROW_MAJOR, NO_TRANS, NO_TRANS, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
+        ms[i] = now_ms() - t0;
+    }
+    if (!ok) {
+        note(r, "OpenBLAS: out of host memory");
+    } else if (!check_gemm(j->k, j->size, NULL, NULL, c, r, "OpenBLAS")) {
+        figure f = summarize(ms, opt.reps, j->work);
+        if (r->measured)
+            note(r, "OpenBLAS: %.1f GFLOP/s, gpuport %.2fx of it", f.rate, r->gp.rate / f.rate);
+        else
+            note(r, "OpenBLAS: %.1f GFLOP/s", f.rate);
+    }
+    free(a), free(b), free(c);
+}
+
 /* One run of the host anchor into hout (or c for GEMM, with a and b its operands). */
 static void host_once(job *j, float *wf, void *a, void *b, void *c)
 {
@@ -728,13 +783,7 @@ static void anchor_cpu(job *j, result *r, double *ms)
             wf[i] = (float)w[i];
     }
     if (kd[j->k].shape == GEMM) {
-        size_t elem = elem_size(j->k);
-        a = malloc(j->cells * elem), b = malloc(j->cells * elem), c = malloc(j->cells * elem);
-        for (size_t i = 0; a && b && c && i < j->cells; i++)
-            if (j->k == K_DGEMM)
-                ((double *)a)[i] = gemm_value(0, i), ((double *)b)[i] = gemm_value(1, i);
-            else
-                ((float *)a)[i] = (float)gemm_value(0, i), ((float *)b)[i] = (float)gemm_value(1, i);
+        gemm_host(j, &a, &b, &c);
     } else if (host_data(j->cells)) {
         a = NULL; /* falls into the message below */
     } else {
@@ -787,9 +836,8 @@ static int cmp_size(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The sizes of kernel k on a device, smallest first (each foresees the next one's time): those
- * asked for this kernel, else those asked for every kernel, else the defaults. */
-/* The sizes kernel k runs at: those given with --size, else its defaults for a CPU or a GPU. */
+/* The sizes kernel k runs at, smallest first (each foresees the next one's time): those asked
+ * for this kernel, else those asked for every kernel, else its defaults for a CPU or a GPU. */
 static int sizes_for(enum kernel k, int cpu, size_t *sizes)
 {
     int from = opt.nsizes[k] ? (int)k : K_COUNT;
@@ -888,6 +936,7 @@ static void bench_job(dev_run *d, enum kernel k, size_t size, double *ms)
         }
     }
     teardown(&j);
+    if (cpu && gemm && r->measured) openblas_note(&j, r, ms);
     if (vendor) {
         /* measured above, on the same buffers */
     } else if (cpu) {
