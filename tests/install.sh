@@ -40,4 +40,13 @@ if [ -f "$prefix/include/gpuport_mpi.h" ]; then
     [ -x "$tmp/cmake-consumer/consumer_mpi" ] || fail "find_package(gpuport COMPONENTS mpi) did not find libgpuport-mpi"
     mpiexec -n 2 "$tmp/cmake-consumer/consumer_mpi" || fail "the find_package MPI consumer failed"
 fi
-echo "install test: --prefix install and moved prefix work (tools, plugins, pkg-config, find_package)"
+# The Python package, where it was built: python3 finds it under the moved prefix with no
+# PYTHONPATH but the prefix's own folder, and it loads the prefix's library.
+pkg=$(find "$prefix" -path '*dist-packages/gpuport/__init__.py' | head -1)
+if [ -n "$pkg" ] && /usr/bin/python3 -c "import numpy" 2>/dev/null; then
+    where=$(cd "$tmp" && PYTHONPATH=$(dirname "$(dirname "$pkg")") /usr/bin/python3 -c \
+        "import gpuport, numpy; assert gpuport.sin(gpuport.asarray(numpy.zeros(3, numpy.float32))).sum() == 0; print(gpuport._ffi.lib._name)") \
+        || fail "the installed Python package does not work"
+    case "$where" in "$prefix"/*) ;; *) fail "the installed Python package loaded $where, not the prefix's library" ;; esac
+fi
+echo "install test: --prefix install and moved prefix work (tools, plugins, pkg-config, find_package, Python)"
