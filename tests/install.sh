@@ -1,21 +1,50 @@
 #!/bin/sh
-# Proves an installation in a prefix of its own works, and still works once moved: the tools
-# start (their RUNPATH is relative), the plugins are found, and programs build against it with
-# pkg-config and with find_package and run.
-#   tests/install.sh BUILD_DIR SOURCE_DIR
+# Proves an installation works where gpuport was not built: the tools start (their RUNPATH is
+# relative), the plugins are found, programs build against it with pkg-config and with
+# find_package and run, the Python package loads the installed library.
+#   tests/install.sh BUILD_DIR SOURCE_DIR          cmake --install into a prefix, then moved
+#   tests/install.sh BUILD_DIR SOURCE_DIR --deb    the Debian packages of cpack, unpacked into a
+#                                                  root of their own, and gpuport-test run there
 set -eu
 build=$1
 src=$2
+mode=${3:-}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gpuport-install.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "install test: $*" >&2; exit 1; }
 
-cmake --install "$build" --prefix "$tmp/first" >/dev/null
-"$tmp/first/bin/gpuport-info" -l || fail "gpuport-info does not start from its --prefix install"
-mv "$tmp/first" "$tmp/moved"
-prefix=$tmp/moved
-"$prefix/bin/gpuport-info" -l || fail "gpuport-info does not start once the prefix is moved"
-"$prefix/bin/gpuport-info" | grep -q "plugin $prefix/" || fail "the moved prefix's plugins were not the ones loaded"
+if [ "$mode" = --deb ]; then
+    (cd "$build" && cpack -G DEB -B "$tmp/debs" >"$tmp/cpack.log" 2>&1) || { cat "$tmp/cpack.log"; fail "cpack failed"; }
+    # One package per part, vendor plugins apart, after Debian's library policy.
+    for p in libgpuport0 libgpuport-dev gpuport-tools; do
+        ls "$tmp/debs/${p}_"*.deb >/dev/null 2>&1 || fail "no $p package"
+    done
+    deb() { ls "$tmp/debs/$1_"*.deb 2>/dev/null | head -1; }
+    dpkg-deb -f "$(deb libgpuport0)" Depends | grep -q "ocl-icd-libopencl1" || fail "libgpuport0 does not depend on the ICD loader"
+    dpkg-deb -c "$(deb libgpuport0)" | grep -q "/libgpuport.so.0 -> " || fail "libgpuport0 lacks the libgpuport.so.0 link"
+    dpkg-deb -c "$(deb libgpuport0)" | grep -q "gpuport/libgpuport-opencl.so" || fail "libgpuport0 lacks the OpenCL plugin"
+    ! dpkg-deb -c "$(deb libgpuport0)" | grep -q "libgpuport-cuda.so" || fail "the CUDA plugin is in libgpuport0"
+    dpkg-deb -c "$(deb libgpuport-dev)" | grep -q "include/gpuport.h" || fail "libgpuport-dev lacks gpuport.h"
+    if [ -n "$(deb libgpuport0-cuda)" ]; then
+        dpkg-deb -f "$(deb libgpuport0-cuda)" Depends | grep -q "libgpuport0 (= " || fail "libgpuport0-cuda does not depend on libgpuport0"
+    fi
+    for f in "$tmp"/debs/*.deb; do dpkg -x "$f" "$tmp/root"; done
+    prefix=$tmp/root/usr
+    "$prefix/bin/gpuport-info" -l || fail "gpuport-info does not start from the unpacked packages"
+    "$prefix/bin/gpuport-info" | grep -q "plugin $prefix/" || fail "the packages' plugins were not the ones loaded"
+    # The conformance suite from the packages, on this machine's devices (77: none here).
+    rc=0
+    "$prefix/bin/gpuport-test" --group device --group map --json "$tmp/report.json" >"$tmp/test.log" 2>&1 || rc=$?
+    [ $rc = 0 ] || [ $rc = 77 ] || { cat "$tmp/test.log"; fail "gpuport-test from the packages failed ($rc)"; }
+    [ $rc = 77 ] || grep -q '"tool": "gpuport-test"' "$tmp/report.json" || fail "gpuport-test wrote no JSON report"
+else
+    cmake --install "$build" --prefix "$tmp/first" >/dev/null
+    "$tmp/first/bin/gpuport-info" -l || fail "gpuport-info does not start from its --prefix install"
+    mv "$tmp/first" "$tmp/moved"
+    prefix=$tmp/moved
+    "$prefix/bin/gpuport-info" -l || fail "gpuport-info does not start once the prefix is moved"
+    "$prefix/bin/gpuport-info" | grep -q "plugin $prefix/" || fail "the moved prefix's plugins were not the ones loaded"
+fi
 
 pc=$(find "$prefix" -name gpuport.pc)
 [ -n "$pc" ] || fail "no gpuport.pc installed"
@@ -49,4 +78,4 @@ if [ -n "$pkg" ] && /usr/bin/python3 -c "import numpy" 2>/dev/null; then
         || fail "the installed Python package does not work"
     case "$where" in "$prefix"/*) ;; *) fail "the installed Python package loaded $where, not the prefix's library" ;; esac
 fi
-echo "install test: --prefix install and moved prefix work (tools, plugins, pkg-config, find_package, Python)"
+echo "install test${mode:+ $mode}: tools, plugins, pkg-config, find_package and Python work from the installation"
