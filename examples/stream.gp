@@ -1,5 +1,6 @@
-/* BabelStream's four element-wise kernels in the dialect (T from the build options), each loop
- * GP_FOR: a launch of any size, and the form CPU compilers vectorise (docs/kernel-dialect.md). */
+/* BabelStream's four element-wise kernels in the dialect, each loop GP_FOR: a launch of any
+ * size, and the form CPU compilers vectorise (docs/kernel-dialect.md).
+ * Build options: -DT=float (or -DT=double). */
 GP_KERNEL void stream_copy(GP_GLOBAL const T *a, GP_GLOBAL T *c, uint n)
 {
     GP_FOR(i, n) c[i] = a[i];

@@ -131,9 +131,9 @@ class Stream:
         """Work queued on this stream from now on waits for event (of any device)."""
         _check(_lib.gp_stream_wait_event(self._h, event._h))
 
-    def __del__(self):
+    def __del__(self, _destroy=_lib.gp_stream_destroy):
         if getattr(self, "_h", None):
-            _lib.gp_stream_destroy(self._h)  # safe while work is queued: it finishes first
+            _destroy(self._h)  # safe while work is queued: it finishes first
             self._h = None
 
 
@@ -161,9 +161,9 @@ class Event:
         _check(_lib.gp_event_elapsed_ms(self._h, end._h, ctypes.byref(ms)))
         return ms.value
 
-    def __del__(self):
+    def __del__(self, _destroy=_lib.gp_event_destroy):
         if getattr(self, "_h", None):
-            _lib.gp_event_destroy(self._h)
+            _destroy(self._h)
             self._h = None
 
 
@@ -206,9 +206,11 @@ class Array:
 
     ndim = property(lambda self: len(self.shape))
 
-    def __del__(self):
+    def __del__(self, _destroy=_lib.gp_buffer_destroy):
+        # The destroy functions are bound at definition: when Python exits, module globals may
+        # already be gone.
         if getattr(self, "_owned", False) and getattr(self, "_buf", None):
-            _lib.gp_buffer_destroy(self._buf)  # safe while work is queued: it finishes first
+            _destroy(self._buf)  # safe while work is queued: it finishes first
             self._buf = None
 
     def __repr__(self):
@@ -340,8 +342,8 @@ class _Borrowed:
     def __init__(self, buf, owner):
         self.buf, self.owner = buf, owner
 
-    def __del__(self):
-        _lib.gp_buffer_destroy(self.buf)
+    def __del__(self, _destroy=_lib.gp_buffer_destroy):
+        _destroy(self.buf)
 
 
 def asarray(obj, dtype=None, device=None, stream=None):
@@ -522,9 +524,9 @@ class ElementwiseKernel:
                                       ctypes.byref(s) if s is not None else None))
         return out
 
-    def __del__(self):
+    def __del__(self, _destroy=_lib.gp_map_kernel_destroy):
         if getattr(self, "_h", None):
-            _lib.gp_map_kernel_destroy(self._h)
+            _destroy(self._h)
             self._h = None
 
 
@@ -597,9 +599,9 @@ class ReductionKernel:
                                                  result.ctypes.data))
         return result[0]
 
-    def __del__(self):
+    def __del__(self, _destroy=_lib.gp_reduce_kernel_destroy):
         if getattr(self, "_h", None):
-            _lib.gp_reduce_kernel_destroy(self._h)
+            _destroy(self._h)
             self._h = None
 
 
@@ -713,9 +715,9 @@ class Program:
     def kernel(self, name):
         return Kernel(self, name)
 
-    def __del__(self):
+    def __del__(self, _destroy=_lib.gp_program_destroy):
         if getattr(self, "_h", None):
-            _lib.gp_program_destroy(self._h)  # kernels made from it keep it alive in gpuport
+            _destroy(self._h)  # kernels made from it keep it alive in gpuport
             self._h = None
 
 
@@ -776,7 +778,7 @@ class Kernel:
             ls = (ctypes.c_size_t * dims)(*l)
         _check(_lib.gp_kernel_launch(_stream(stream), self._h, dims, gs, ls, len(args), gp_args))
 
-    def __del__(self):
+    def __del__(self, _destroy=_lib.gp_kernel_destroy):
         if getattr(self, "_h", None):
-            _lib.gp_kernel_destroy(self._h)
+            _destroy(self._h)
             self._h = None
