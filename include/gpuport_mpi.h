@@ -1,4 +1,5 @@
-/* gpuport_mpi: gpuport's stencils over many MPI ranks, one device each (libgpuport-mpi).
+/** @file
+ * gpuport_mpi: gpuport's stencils over many MPI ranks, one device each (libgpuport-mpi).
  *
  * A grid is split into blocks over a Cartesian communicator; each rank keeps its block, with a
  * halo cell on every side that has a neighbour, in gpuport buffers on its device. A run
@@ -25,79 +26,87 @@
 extern "C" {
 #endif
 
-/* This rank's device: GPUPORT_DEVICE when it is set; else, by the rank's number on its node
+/** This rank's device: GPUPORT_DEVICE when it is set; else, by the rank's number on its node
  * (MPI_Comm_split_type, MPI_COMM_TYPE_SHARED), round robin over the node's GPUs of the best GPU
  * backend; with no GPU, round robin over its CPU devices. */
 GP_API gp_status gp_mpi_device_select(MPI_Comm comm, gp_device **device);
-/* Rank 0 of comm writes one line per rank to out: its host, its rank on the node and its
+/** Rank 0 of comm writes one line per rank to out: its host, its rank on the node and its
  * device ("rank 1 on node7 (local 1 of 4): cuda:1, NVIDIA H100 80GB HBM3"). */
 GP_API gp_status gp_mpi_device_report(MPI_Comm comm, gp_device *device, FILE *out);
 
-typedef struct gp_mpi_grid gp_mpi_grid;
+typedef struct gp_mpi_grid gp_mpi_grid; /**< a stencil grid split over the ranks of a communicator */
 
-/* The stencil's grid (stencil->nx x ny x nz cells, as gp_stencil_run takes it) over the ranks
+/** The stencil's grid (stencil->nx x ny x nz cells, as gp_stencil_run takes it) over the ranks
  * of comm, on each rank's device. dims: the ranks along x, y and z (their product is comm's
  * size); NULL, or 0 in an entry, lets MPI_Dims_create choose; 2D shapes take 1 along z.
  * Blocks along a dimension differ by at most one cell; each must have at least one. Fields
  * start at 0. Every rank must pass the same stencil and dims. */
+/** @{ */
 GP_API gp_status gp_mpi_grid_create(MPI_Comm comm, gp_device *device, const gp_stencil *stencil, const int dims[3],
                                     gp_mpi_grid **grid);
-GP_API gp_status gp_mpi_grid_destroy(gp_mpi_grid *grid); /* NULL is a no-op (on every rank) */
+GP_API gp_status gp_mpi_grid_destroy(gp_mpi_grid *grid); /**< NULL is a no-op (on every rank) */
 
 typedef enum gp_mpi_field {
-    GP_MPI_U = 0,     /* the field the steps advance (after a run, its result) */
+    GP_MPI_U = 0,     /**< the field the steps advance (after a run, its result) */
     GP_MPI_SOURCE = 1 /* the source term, added as source_weight * source when it was scattered */
 } gp_mpi_field;
+/** @} */
 
-/* This rank's part. The local array holds the block and its halos: local[0] x local[1] x
+/** This rank's part. The local array holds the block and its halos: local[0] x local[1] x
  * local[2] elements, x fastest, the block's first cell at element `first`. */
 typedef struct gp_mpi_block {
-    int rank, size;        /* in comm */
-    int dims[3], coords[3];/* the Cartesian layout and this rank's place in it */
-    size_t origin[3];      /* the block's first cell in the global grid */
-    size_t extent[3];      /* its cells along x, y, z */
-    size_t local[3];       /* the local array's sides: extent plus one halo cell per neighbour */
-    size_t first;          /* the element of the local array holding the block's first cell */
-    MPI_Comm comm;         /* the grid's Cartesian communicator (the grid's own: do not free it) */
+    int rank;              /**< this rank, in comm */
+    int size;              /**< the ranks in comm */
+    int dims[3];           /**< the Cartesian layout: ranks along x, y, z */
+    int coords[3];         /**< this rank's place in it */
+    size_t origin[3];      /**< the block's first cell in the global grid */
+    size_t extent[3];      /**< its cells along x, y, z */
+    size_t local[3];       /**< the local array's sides: extent plus one halo cell per neighbour */
+    size_t first;          /**< the element of the local array holding the block's first cell */
+    MPI_Comm comm;         /**< the grid's Cartesian communicator (the grid's own: do not free it) */
 } gp_mpi_block;
-GP_API gp_status gp_mpi_grid_get_block(const gp_mpi_grid *grid, gp_mpi_block *block); /* not collective */
-/* The local array of a field, for kernels of your own (GP_MPI_SOURCE once scattered); not
+GP_API gp_status gp_mpi_grid_get_block(const gp_mpi_grid *grid, gp_mpi_block *block); /**< not collective */
+/** The local array of a field, for kernels of your own (GP_MPI_SOURCE once scattered); not
  * collective. Halo cells hold whatever the last exchange brought. */
 GP_API gp_status gp_mpi_grid_get_view(const gp_mpi_grid *grid, gp_mpi_field field, gp_view *view);
 
-/* The whole grid (nx * ny * nz elements of the stencil's type, x fastest) from host memory on
+/** The whole grid (nx * ny * nz elements of the stencil's type, x fastest) from host memory on
  * root into the field's blocks, and back. The other ranks' pointers are not used. */
+/** @{ */
 GP_API gp_status gp_mpi_grid_scatter(gp_mpi_grid *grid, gp_mpi_field field, int root, const void *global);
 GP_API gp_status gp_mpi_grid_gather(gp_mpi_grid *grid, gp_mpi_field field, int root, void *global);
+/** @} */
 
-/* steps applications of the stencil to GP_MPI_U, a halo exchange before each; returns when they
+/** steps applications of the stencil to GP_MPI_U, a halo exchange before each; returns when they
  * are done on every rank. */
 GP_API gp_status gp_mpi_grid_run(gp_mpi_grid *grid, size_t steps);
 
-/* Brings the halo cells of GP_MPI_U up to date with the neighbours' blocks, as a run does
+/** Brings the halo cells of GP_MPI_U up to date with the neighbours' blocks, as a run does
  * before each step: for kernels of your own that read them. */
 GP_API gp_status gp_mpi_grid_exchange(gp_mpi_grid *grid);
 
-/* What this rank's calls on the grid cost, summed since it was created (not collective). */
+/** What this rank's calls on the grid cost, summed since it was created (not collective). */
 typedef struct gp_mpi_stats {
-    size_t steps;      /* steps run */
-    double run_s;      /* seconds in gp_mpi_grid_run */
-    double mpi_s;      /* seconds the host waited for messages, faces packed to halos in (runs and
+    size_t steps;      /**< steps run */
+    double run_s;      /**< seconds in gp_mpi_grid_run */
+    double mpi_s;      /**< seconds the host waited for messages, faces packed to halos in (runs and
                           exchanges; during runs the interior computes meanwhile) */
-    size_t exchanges;  /* gp_mpi_grid_exchange calls */
-    double exchange_s; /* seconds in them: packing, copies, messages, unpacking */
-    size_t halo_bytes; /* bytes this rank sends, and receives, per step */
+    size_t exchanges;  /**< gp_mpi_grid_exchange calls */
+    double exchange_s; /**< seconds in them: packing, copies, messages, unpacking */
+    size_t halo_bytes; /**< bytes this rank sends, and receives, per step */
 } gp_mpi_stats;
+/** This rank's costs so far. */
 GP_API gp_status gp_mpi_grid_get_stats(const gp_mpi_grid *grid, gp_mpi_stats *stats);
 
+/** What gp_mpi_grid_reduce computes over the whole grid. */
 typedef enum gp_mpi_reduce_op {
     GP_MPI_SUM = 0,
     GP_MPI_MIN = 1,
     GP_MPI_MAX = 2,
-    GP_MPI_NORM = 3,       /* sqrt of the sum of squares */
+    GP_MPI_NORM = 3,       /**< sqrt of the sum of squares */
     GP_MPI_UPDATE_NORM = 4 /* the norm of U's change in the last step of the last run */
 } gp_mpi_reduce_op;
-/* Over every cell of GP_MPI_U in the global grid: each rank reduces its block with a gpuport
+/** Over every cell of GP_MPI_U in the global grid: each rank reduces its block with a gpuport
  * reduction (in the stencil's type), then MPI_Allreduce combines the ranks' results in double.
  * The same *result on every rank. */
 GP_API gp_status gp_mpi_grid_reduce(gp_mpi_grid *grid, gp_mpi_reduce_op op, double *result);
