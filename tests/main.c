@@ -5,6 +5,7 @@
  * per test. Exit 0 when nothing failed, 1 when something did, 77 with no device to test. */
 #define _GNU_SOURCE
 #include "common.h"
+#include "rss.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -78,16 +79,6 @@ static int spec_listed(const char *list, const char *spec)
     return 0;
 }
 
-static double rss_mib(void)
-{
-    FILE *f = fopen("/proc/self/statm", "r");
-    long pages = 0, resident = 0;
-    if (f) {
-        if (fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
-        fclose(f);
-    }
-    return (double)resident * (double)sysconf(_SC_PAGESIZE) / 1048576.0;
-}
 
 static double now_s(void)
 {
@@ -387,7 +378,7 @@ int main(int argc, char **argv)
         if (repeat > 1) {
             size_t failed = 0;
             for (size_t i = 0; i < noutcomes; i++) failed += outcomes[i].result == 'f';
-            printf("=== round %ld of %ld: %zu failed so far, RSS %.1f MiB\n", round, repeat, failed, rss_mib());
+            printf("=== round %ld of %ld: %zu failed so far, RSS %.1f MiB\n", round, repeat, failed, tst_rss_mib());
         }
     }
 

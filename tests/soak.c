@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "gpuport.h"
+#include "rss.h"
 
 enum { N = 65536 };
 
@@ -37,16 +38,6 @@ static void fail(const char *what)
 }
 #define TRY(call) do { if ((call) != GP_SUCCESS) { fail(#call); goto out; } } while (0)
 
-static double rss_mib(void)
-{
-    FILE *f = fopen("/proc/self/statm", "r");
-    long pages = 0, resident = 0;
-    if (f) {
-        if (fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
-        fclose(f);
-    }
-    return (double)resident * (double)sysconf(_SC_PAGESIZE) / 1048576.0;
-}
 
 static uint32_t next(uint64_t *s)
 {
@@ -212,7 +203,7 @@ int main(int argc, char **argv)
         elapsed = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
         if (elapsed < next_sample && elapsed < seconds) continue;
         next_sample += step;
-        double rss = rss_mib();
+        double rss = tst_rss_mib();
         if (elapsed >= warm && base == 0) base = rss;
         if (base && rss > peak) peak = rss;
         printf("soak: %6.0f s  %8ld operations  RSS %7.1f MiB  errors %ld\n", elapsed, atomic_load(&done), rss,
