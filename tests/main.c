@@ -313,7 +313,12 @@ int main(int argc, char **argv)
         gp_device_info info;
         s = gp_device_get(i, &all[i]);
         if (s == GP_SUCCESS) s = gp_device_get_info(all[i], &info);
-        if (s != GP_SUCCESS) return fprintf(stderr, "device %zu: %s: %s\n", i, gp_status_name(s), gp_last_error()), 1;
+        if (s != GP_SUCCESS) {
+            fprintf(stderr, "device %zu: %s: %s\n", i, gp_status_name(s), gp_last_error());
+            free(all);
+            free(selected);
+            return 1;
+        }
         char spec[64];
         snprintf(spec, sizeof spec, "%s:%zu", info.backend, info.backend_index);
         int wanted = (!backend || !strcmp(info.backend, backend)) && (!filter || spec_listed(filter, spec));
@@ -329,8 +334,12 @@ int main(int argc, char **argv)
     }
     for (size_t k = 0; k < nspecs; k++) {
         gp_device *d = NULL;
-        if (gp_device_find(specs[k], &d) != GP_SUCCESS)
-            return fprintf(stderr, "gpuport-test: --device %s: %s\n", specs[k], gp_last_error()), 77;
+        if (gp_device_find(specs[k], &d) != GP_SUCCESS) {
+            fprintf(stderr, "gpuport-test: --device %s: %s\n", specs[k], gp_last_error());
+            free(all);
+            free(selected);
+            return 77;
+        }
     }
     tst_all_devices = all;
     tst_all_count = count;
@@ -348,6 +357,8 @@ int main(int argc, char **argv)
             for (size_t t = 0; t < *groups[g].count; t++) printf(" %s", groups[g].tests[t].name);
             printf("\n");
         }
+        free(all);
+        free(selected);
         return 0;
     }
     if (nselected == 0) {
@@ -357,6 +368,8 @@ int main(int argc, char **argv)
         int must = backend && required && spec_listed(required, backend);
         fprintf(stderr, "no %s device to test%s; %s\n", backend ? backend : "gpuport",
                 filter ? " in GPUPORT_TEST_DEVICES" : "", must ? "GPUPORT_TEST_REQUIRE says there must be one" : "skipping");
+        free(all);
+        free(selected);
         return must ? 1 : 77;
     }
 
@@ -364,7 +377,7 @@ int main(int argc, char **argv)
     for (long round = 1; round <= repeat; round++) {
         for (size_t d = 0; d < nselected; d++) {
             tst_dev = all[selected[d]];
-            if (gp_device_get_info(tst_dev, &tst_info) != GP_SUCCESS) return 1;
+            if (gp_device_get_info(tst_dev, &tst_info) != GP_SUCCESS) break; /* a device just listed: not expected */
             printf("\n=== %s:%zu: %s (%s, driver %s)\n", tst_info.backend, tst_info.backend_index, tst_info.name,
                    tst_info.vendor, tst_info.driver_version);
             for (int g = 0; g < NGROUPS; g++) {
