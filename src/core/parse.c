@@ -213,13 +213,13 @@ static int macro_once(word w, const char *src, word *value, const char *from)
                 *value = (word){v, vn};
                 return 1;
             }
-        } else if (strncmp(q, "typedef", 7) == 0 && memchr(q, ';', end)) {
+        } else if (strncmp(q, "typedef", 7) == 0 && !is_ident(q[7]) && memchr(q, ';', end)) {
             const char *semi = memchr(q, ';', end), *n = semi;
             while (n > q && (n[-1] == ' ' || n[-1] == '\t')) n--;
             const char *b = n;
             while (b > q && is_ident(b[-1])) b--;
-            if ((size_t)(n - b) == w.n && strncmp(b, w.p, w.n) == 0 && !memchr(q, '{', (size_t)(semi - q))) {
-                const char *v = q + 7 + strspn(q + 7, " \t");
+            const char *v = q + 7 + strspn(q + 7, " \t");
+            if (b >= v && (size_t)(n - b) == w.n && strncmp(b, w.p, w.n) == 0 && !memchr(q, '{', (size_t)(semi - q))) {
                 size_t vn = (size_t)(b - v);
                 while (vn && (v[vn - 1] == ' ' || v[vn - 1] == '\t')) vn--;
                 *value = (word){v, vn};
@@ -271,9 +271,12 @@ static void type_of(const word *w, size_t n, gp_kernel_param *p)
                  {"half", GP_TYPE_NONE, 2}};
     size_t used = 0;
     p->type_name[0] = '\0';
-    for (size_t i = 0; i < n; i++)
-        used += (size_t)snprintf(p->type_name + used, used < sizeof p->type_name ? sizeof p->type_name - used : 0,
-                                 "%s%.*s", i ? " " : "", (int)w[i].n, w[i].p);
+    /* Stops once the name is full: a pointer past the array is not even to be formed. */
+    for (size_t i = 0; i < n && used < sizeof p->type_name; i++) {
+        int k = snprintf(p->type_name + used, sizeof p->type_name - used, "%s%.*s", i ? " " : "", (int)w[i].n, w[i].p);
+        if (k < 0) break;
+        used += (size_t)k;
+    }
     p->type = GP_TYPE_NONE;
     p->size = 0;
     for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
