@@ -67,7 +67,7 @@
 #endif
 
 /* FP64 matrix instructions where the prelude has them (GP__MMA_F64: NVIDIA from sm_80 on, through
- * CUDA) and the shape lets warps tile the block evenly. A warp of 32 then computes 8*WM rows by
+ * CUDA or NVIDIA's OpenCL) and the shape lets warps tile the block evenly. A warp of 32 then computes 8*WM rows by
  * 4*WN columns of C as 16 x 8 blocks; a lane holds, of each, two neighbouring elements in row
  * r and two in row r + 8 (r = lane / 4), which is WM x WN accumulators, as on the other path. */
 #if DIRECT

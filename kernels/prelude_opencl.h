@@ -48,9 +48,10 @@
 #define GP_INFINITY_D ((double)INFINITY)
 
 /* Subgroup operations. NVIDIA's OpenCL has no cl_khr_subgroups, but takes the same warp
- * shuffles as CUDA in inline PTX; it is not detectable from inside, so the host asks for it
- * with -DGP_NV_PTX=1 on an NVIDIA device. Elsewhere cl_khr_subgroups where the driver has it. */
-#if defined(GP_NV_PTX)
+ * shuffles as CUDA in inline PTX; the plugin says it is NVIDIA with -DGP_NV_SM (the compute
+ * capability) on the build's command line, where the prelude sees it. Elsewhere
+ * cl_khr_subgroups where the driver has it. */
+#if defined(GP_NV_SM)
 #define GP_HAS_SUBGROUPS 1
 #define GP__OVL static inline __attribute__((overloadable))
 #define gp_sub_group_size() 32u
@@ -146,4 +147,29 @@ GP__SG_TYPE(double, double, fmin, fmax, -INFINITY, INFINITY)
 #define gp_sub_group_scan_exclusive_add(x) sub_group_scan_exclusive_add(x)
 #define gp_sub_group_scan_exclusive_min(x) sub_group_scan_exclusive_min(x)
 #define gp_sub_group_scan_exclusive_max(x) sub_group_scan_exclusive_max(x)
+#endif
+
+/* FP64 matrix instructions on NVIDIA from sm_80 on (the plugin passes -DGP_NV_SM, the compute
+ * capability): NVIDIA's OpenCL compiles inline PTX, so gpuport's GEMM gets the instructions its
+ * CUDA build uses, with the same operands (kernels/prelude_cuda.h says which). */
+#if defined(GP_NV_SM) && GP_NV_SM >= 80 && defined(GP_HAS_FP64)
+#define GP__MMA_F64 1
+#if GP_NV_SM >= 90
+#define gp__mma_f64_16x8x8(c0, c1, c2, c3, a0, a1, a2, a3, b0, b1)                             \
+    __asm__("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};" \
+            : "+d"(c0), "+d"(c1), "+d"(c2), "+d"(c3)                                           \
+            : "d"(a0), "d"(a1), "d"(a2), "d"(a3), "d"(b0), "d"(b1))
+#else
+#define gp__mma_f64_8x8x4(c0, c1, a, b)                                                        \
+    __asm__("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};"    \
+            : "+d"(c0), "+d"(c1)                                                               \
+            : "d"(a), "d"(b))
+#define gp__mma_f64_16x8x8(c0, c1, c2, c3, a0, a1, a2, a3, b0, b1)                             \
+    do {                                                                                       \
+        gp__mma_f64_8x8x4(c0, c1, a0, b0);                                                     \
+        gp__mma_f64_8x8x4(c0, c1, a2, b1);                                                     \
+        gp__mma_f64_8x8x4(c2, c3, a1, b0);                                                     \
+        gp__mma_f64_8x8x4(c2, c3, a3, b1);                                                     \
+    } while (0)
+#endif
 #endif

@@ -200,7 +200,7 @@ static void test_subgroups(void **state)
 {
     (void)state;
     static const char *const vtypes[] = {NULL, "float", "double", "int", "uint", "long", "ulong"};
-    /* NVIDIA's OpenCL has its subgroups only when asked for (docs/kernel-dialect.md). */
+    /* NVIDIA's OpenCL has them through inline PTX (docs/kernel-dialect.md). */
     int nv_ptx = strcmp(tst_info.backend, "opencl") == 0 && tst_info.type == GP_DEVICE_GPU &&
                  strstr(tst_info.vendor, "NVIDIA");
     /* CUDA, HIP and NVIDIA's OpenCL always have them: their absence there is a failure. */
@@ -210,7 +210,7 @@ static void test_subgroups(void **state)
         gp_type t = tv_types[ti];
         if (!tv_runs(t)) continue;
         char options[64];
-        snprintf(options, sizeof options, "-DV=%s%s", vtypes[t], nv_ptx ? " -DGP_NV_PTX" : "");
+        snprintf(options, sizeof options, "-DV=%s", vtypes[t]);
         size_t size = gp_type_size(t), local = GROUP, global = N;
         unsigned char *host = tst_malloc(N * size), *got = tst_malloc(7 * N * size);
         uint32_t *who = tst_malloc(3 * N * sizeof *who);

@@ -15,6 +15,8 @@
 #define CL_PLATFORM_NOT_FOUND_KHR -1001
 #endif
 #ifndef CL_DEVICE_WARP_SIZE_NV
+#define CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV 0x4000
+#define CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV 0x4001
 #define CL_DEVICE_WARP_SIZE_NV 0x4003
 #endif
 #ifndef CL_DEVICE_WAVEFRONT_WIDTH_AMD
@@ -55,6 +57,9 @@ typedef struct gp__cl_dev {
     cl_mem scratch; /* timing target for event_record where markers carry no profiling times */
     char name[256];
     char cache_id[1024];
+    /* clBuildProgram's options: the plugin's, and on NVIDIA -DGP_NV_SM=<compute capability, as
+     * 90>, which the prelude turns into inline PTX of that architecture (kernels/prelude_opencl.h). */
+    char build_options[96];
     /* pocl (4.0 to at least 5.0) matches the wrong entry of its kernel cache when one kernel
      * runs with two grid sizes at once, and aborts. On pocl each kernel command therefore waits
      * for the device's previous one: the CPU runs one kernel at a time there anyway. */

@@ -16,9 +16,6 @@ typedef struct gp__cl_kernel {
     char name[];
 } gp__cl_kernel;
 
-/* Every build asks for argument info: launch uses it to catch an argument of the wrong kind. */
-#define GP__CL_BUILD_OPTIONS "-cl-std=CL1.2 -cl-kernel-arg-info"
-
 /* "build failed on DEVICE:\n" + the driver's log, malloc'ed; NULL when out of memory. */
 static char *gp__cl_build_log(gp__cl_dev *d, cl_program p, const char *head)
 {
@@ -100,7 +97,7 @@ static const unsigned char *gp__cl_unwrap(gp__cl_dev *d, const void *binary, siz
 gp_status gp__cl_program_build(void *dev, const char *source, void **binary, size_t *binary_bytes)
 {
     gp__cl_dev *d = dev;
-    const char *opts = GP__CL_BUILD_OPTIONS;
+    const char *opts = d->build_options;
     cl_int err;
     cl_program p = gp__cl.clCreateProgramWithSource(d->ctx, 1, &source, NULL, &err);
     if (!p)
@@ -153,7 +150,7 @@ gp_status gp__cl_program_load(void *dev, const void *binary, size_t binary_bytes
         return err == CL_OUT_OF_HOST_MEMORY ? GP_ERROR_OUT_OF_HOST_MEMORY : GP_ERROR_BUILD_FAILED;
     }
     double t0 = gp__cl_now_ms();
-    err = gp__cl.clBuildProgram(p, 1, &d->id, GP__CL_BUILD_OPTIONS, NULL, NULL);
+    err = gp__cl.clBuildProgram(p, 1, &d->id, d->build_options, NULL, NULL);
     gp__cl_host->debug("compile", "opencl: loaded a binary of %zu bytes for '%s' in %.1f ms: %s", binary_bytes, d->name,
                        gp__cl_now_ms() - t0, err == CL_SUCCESS ? "ok" : "failed");
     if (err != CL_SUCCESS) {

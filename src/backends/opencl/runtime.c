@@ -286,10 +286,18 @@ static void gp__cl_fill_info(gp__cl_dev *d, gp_device_info *info)
     else
         info->unified_memory = info->type == GP_DEVICE_CPU;
 
+    /* Every build asks for argument info: launch uses it to catch an argument of the wrong kind. */
+    snprintf(d->build_options, sizeof d->build_options, "-cl-std=CL1.2 -cl-kernel-arg-info");
     u32 = 0;
-    if (gp__cl_has_word(ext, "cl_nv_device_attribute_query"))
+    cl_uint major = 0, minor = 0;
+    if (gp__cl_has_word(ext, "cl_nv_device_attribute_query")) {
         gp__cl_device_get(id, CL_DEVICE_WARP_SIZE_NV, &u32, sizeof u32);
-    else if (gp__cl_has_word(ext, "cl_amd_device_attribute_query"))
+        if (gp__cl_device_get(id, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, &major, sizeof major) &&
+            gp__cl_device_get(id, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, &minor, sizeof minor) && major < 100 &&
+            minor < 10)
+            snprintf(d->build_options, sizeof d->build_options, "-cl-std=CL1.2 -cl-kernel-arg-info -DGP_NV_SM=%u",
+                     major * 10 + minor);
+    } else if (gp__cl_has_word(ext, "cl_amd_device_attribute_query"))
         gp__cl_device_get(id, CL_DEVICE_WAVEFRONT_WIDTH_AMD, &u32, sizeof u32);
     info->subgroup_size = u32;
 
@@ -300,8 +308,9 @@ static void gp__cl_fill_info(gp__cl_dev *d, gp_device_info *info)
     char *cversion = gp__cl_device_text(id, CL_DEVICE_OPENCL_C_VERSION);
     snprintf(info->runtime_version, sizeof info->runtime_version, "%s %s", pname ? pname : "",
              pversion ? pversion : "");
-    snprintf(d->cache_id, sizeof d->cache_id, "opencl|%s|%s|%s|%s|%s|%s", pname ? pname : "", pversion ? pversion : "",
-             d->name, dversion ? dversion : "", info->driver_version, cversion ? cversion : "");
+    snprintf(d->cache_id, sizeof d->cache_id, "opencl|%s|%s|%s|%s|%s|%s|%s", pname ? pname : "",
+             pversion ? pversion : "", d->name, dversion ? dversion : "", info->driver_version, cversion ? cversion : "",
+             d->build_options);
     d->serialize_kernels = pname && strstr(pname, "Portable Computing Language") != NULL;
     free(pname);
     free(pversion);
