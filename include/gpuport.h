@@ -696,7 +696,8 @@ typedef struct gp_gemm_params {
  * order: GPUPORT_GEMM_PARAMS ("f32:128,128,16,8,8;f64:64,64,16,4,4", one type or both; malformed
  * or invalid for the device: GP_ERROR_INVALID_ARGUMENT), the choice of gp_gemm_params_set or
  * gp_gemm_tune in this process, the saved result of gp_gemm_tune for this device, gpuport's
- * table of device classes. */
+ * table of device classes. From the table only, gp_gemm takes a smaller shape of the same
+ * class for a product that would leave some of the device's compute units without a tile. */
 GP_API gp_status gp_gemm_params_get(gp_device *device, gp_type type, gp_gemm_params *params);
 /** Uses params for type on this device in this process (checked first: invalid shapes are
  * GP_ERROR_INVALID_ARGUMENT and change nothing). */

@@ -27,24 +27,37 @@ static const gp_gemm_params candidates[] = {
 #define CPU_FIRST 21
 #define NCAND (sizeof candidates / sizeof candidates[0])
 
-/* gpuport's table of device classes, per type (f32, f64); measured where the comment says. */
-static const struct {
+/* gpuport's table of device classes, per type (f32, f64): the shape and, for NVIDIA GPUs, two
+ * smaller ones with their speed on large products in percent of the first's. gp_gemm takes
+ * the shape whose busiest compute unit has the least work, rounds of tiles (tiles / units,
+ * rounded up) times the tile's area divided by its speed; ties go to the larger shape. Measured
+ * on an H100 (132 SMs) with CUDA 13 against cuBLAS without TF32, N = 512 / 1024 / 2048 / 4096:
+ * f32 128x128 0.61 / 0.52 / 0.86 / 0.85, 64x128 0.74 / 0.84 / 0.71, 64x32 1.44 / 0.69 / 0.54;
+ * f64 (FP64 matrix instructions) 128x128 0.37 / 0.39 / 0.70 / 0.70, 128x64 0.52 / 0.60 / 0.67 /
+ * 0.67, 64x64x8 (4x4) 0.96 / 0.64 / 0.46. NVIDIA's OpenCL runs the same kernel (f64 on the
+ * same instructions) at 0.95-1.02x the CUDA backend's speed from N = 768, so it takes the same
+ * row. */
+typedef struct gemm_class {
     const char *name;
-    gp_gemm_params p[2];
-} classes[] = {
-    /* H100 with CUDA 13, N = 4096: f32 43.6 TFLOP/s (0.85x cuBLAS without TF32), f64 on the
-     * FP64 matrix instructions 42.0 (0.67x cuBLAS) */
-    {"NVIDIA GPU, CUDA", {{128, 128, 8, 8, 8}, {128, 64, 8, 8, 8}}},
-    /* H100 with NVIDIA's OpenCL, N = 4096: f32 44.6 TFLOP/s (1.45x CLBlast 1.5.3), f64 22.4 (1.82x) */
-    {"NVIDIA GPU, OpenCL", {{128, 128, 8, 8, 8}, {128, 128, 8, 8, 8}}},
-    {"AMD GPU", {{128, 128, 16, 8, 8}, {64, 64, 16, 4, 4}}},
-    {"GPU", {{64, 64, 16, 4, 4}, {64, 64, 8, 4, 4}}},
+    gp_gemm_params p[2][3];
+    unsigned speed[2][3];
+} gemm_class;
+#define NVIDIA_ROW                                                                             \
+    {{{128, 128, 8, 8, 8}, {64, 128, 16, 4, 8}, {64, 32, 16, 4, 4}},                           \
+     {{128, 128, 8, 8, 8}, {128, 64, 8, 8, 8}, {64, 64, 8, 4, 4}}},                            \
+        {{100, 83, 63}, {100, 95, 65}}
+static const gemm_class classes[] = {
+    {"NVIDIA GPU, CUDA", NVIDIA_ROW},
+    {"NVIDIA GPU, OpenCL", NVIDIA_ROW},
+    /* no AMD GPU was at hand: shapes without measurement, and no smaller ones */
+    {"AMD GPU", {{{128, 128, 16, 8, 8}}, {{64, 64, 16, 4, 4}}}, {{100}, {100}}},
+    {"GPU", {{{64, 64, 16, 4, 4}}, {{64, 64, 8, 4, 4}}}, {{100}, {100}}},
     /* the direct variant, N = 1024: pocl 5.0 on 16 Xeon cores f32 1.46x, f64 1.20x CLBlast 1.5.3;
      * pocl 3.1 on 2 EPYC cores f32 4.4x, f64 6.7x */
-    {"CPU", {{64, 64, 256, 8, 16}, {32, 64, 128, 8, 16}}},
+    {"CPU", {{{64, 64, 256, 8, 16}}, {{32, 64, 128, 8, 16}}}, {{100}, {100}}},
     /* the tiled variant on a CPU (GPUPORT_GEMM_KERNEL=tiled): pocl needs minutes to compile
      * bigger tiles */
-    {"CPU, tiled", {{64, 64, 16, 4, 4}, {32, 32, 16, 4, 4}}},
+    {"CPU, tiled", {{{64, 64, 16, 4, 4}}, {{32, 32, 16, 4, 4}}}, {{100}, {100}}},
 };
 enum { NVIDIA_CUDA, NVIDIA_OPENCL, AMD, OTHER_GPU, CPU, CPU_TILED };
 
@@ -188,7 +201,8 @@ static int read_saved(const gp_device *dev, gp_type type, const char *folder, gp
     return ok;
 }
 
-static const gp_gemm_params *class_params(const gp_device *dev, gp_type type)
+/* The device's row of the class table. */
+static int class_of(const gp_device *dev)
 {
     const gp_device_info *info = &dev->info;
     int c = info->type != GP_DEVICE_CPU ? OTHER_GPU : direct(dev) ? CPU : CPU_TILED;
@@ -197,16 +211,22 @@ static const gp_gemm_params *class_params(const gp_device *dev, gp_type type)
     else if (info->type == GP_DEVICE_GPU && (strcmp(info->backend, "hip") == 0 || strcasestr(info->vendor, "amd") ||
                                              strcasestr(info->vendor, "advanced micro")))
         c = AMD;
+    return c;
+}
+
+static const gp_gemm_params *class_params(const gp_device *dev, gp_type type)
+{
     char why[256];
-    const gp_gemm_params *p = &classes[c].p[type == GP_F64];
+    const gp_gemm_params *p = &classes[class_of(dev)].p[type == GP_F64][0];
     for (size_t i = NCAND; invalid(dev, type, p, why, sizeof why) && i > 0; i--) p = &candidates[i - 1];
     return invalid(dev, type, p, why, sizeof why) ? NULL : p;
 }
 
 /* The parameters for (dev, type): the environment, this process's choice, the saved tune
- * result, the class table, in that order. */
-static gp_status params_for(gp_device *dev, gp_type type, gp_gemm_params *p, const char *fn)
+ * result, the class table, in that order; *from_table (when not NULL) says whether the last. */
+static gp_status params_for(gp_device *dev, gp_type type, gp_gemm_params *p, const char *fn, int *from_table)
 {
+    if (from_table) *from_table = 0;
     int e = env_params(type, p, fn);
     if (e < 0) return GP_ERROR_INVALID_ARGUMENT;
     if (e > 0) return check_params(dev, type, p, fn, "GPUPORT_GEMM_PARAMS");
@@ -234,7 +254,27 @@ static gp_status params_for(gp_device *dev, gp_type type, gp_gemm_params *p, con
                         "local memory", fn, dev->info.backend, dev->info.backend_index, dev->info.name,
                         dev->info.max_work_group_size, (unsigned long long)dev->info.local_mem_bytes);
     *p = *c;
+    if (from_table) *from_table = 1;
     return GP_SUCCESS;
+}
+
+/* The shape of the device's row for an m x n product (above), p where the row has none that
+ * fits the device. */
+static const gp_gemm_params *for_size(const gp_device *dev, gp_type type, const gp_gemm_params *p, size_t m, size_t n)
+{
+    const gemm_class *c = &classes[class_of(dev)];
+    int t = type == GP_F64;
+    size_t units = dev->info.compute_units ? dev->info.compute_units : 1;
+    double best = 0;
+    char why[256];
+    for (int i = 0; i < 3 && c->p[t][i].tile_m; i++) {
+        const gp_gemm_params *q = &c->p[t][i];
+        if (invalid(dev, type, q, why, sizeof why)) continue;
+        size_t tiles = ((m + q->tile_m - 1) / q->tile_m) * ((n + q->tile_n - 1) / q->tile_n);
+        double work = (double)((tiles + units - 1) / units) * q->tile_m * q->tile_n / c->speed[t][i];
+        if (best == 0 || work < best) best = work, p = q;
+    }
+    return p;
 }
 
 static gp_status check_type(gp_device *dev, gp_type type, const char *fn)
@@ -252,7 +292,7 @@ gp_status gp_gemm_params_get(gp_device *device, gp_type type, gp_gemm_params *pa
     gp_status st = check_type(device, type, __func__);
     gp_gemm_params p;
     if (st == GP_SUCCESS) st = check_kernel_env(__func__);
-    if (st == GP_SUCCESS) st = params_for(device, type, &p, __func__);
+    if (st == GP_SUCCESS) st = params_for(device, type, &p, __func__, NULL);
     if (st == GP_SUCCESS) *params = p;
     return st;
 }
@@ -422,7 +462,9 @@ static gp_status gemm(gp_stream *stream, gp_gemm_impl impl, gp_type type, gp_lay
     if (st == GP_SUCCESS) st = pick_impl(&impl);
     if (st == GP_SUCCESS && impl == GP_GEMM_GPUPORT) st = check_kernel_env(fn);
     gp_gemm_params dp;
-    if (st == GP_SUCCESS && impl == GP_GEMM_GPUPORT && !p && (st = params_for(dev, type, &dp, fn)) == GP_SUCCESS)
+    int from_table = 0;
+    if (st == GP_SUCCESS && impl == GP_GEMM_GPUPORT && !p &&
+        (st = params_for(dev, type, &dp, fn, &from_table)) == GP_SUCCESS)
         p = &dp;
     if (st == GP_SUCCESS) st = gp__primitive_begin(&stream, dev, fn);
     if (st != GP_SUCCESS) return st;
@@ -435,7 +477,8 @@ static gp_status gemm(gp_stream *stream, gp_gemm_impl impl, gp_type type, gp_lay
     if (m == 0 || n == 0) st = GP_SUCCESS;
     else if (impl == GP_GEMM_VENDOR) st = run_vendor(stream, type, m, n, k, alpha, &oa, &ob, beta, &oc);
     /* alpha == 0 reads neither A nor B: C = beta * C, as k == 0 gives. */
-    else st = run_gpuport(stream, type, p, m, n, alpha == 0 ? 0 : k, alpha, &oa, &ob, beta, &oc);
+    else st = run_gpuport(stream, type, from_table ? for_size(dev, type, p, m, n) : p, m, n, alpha == 0 ? 0 : k,
+                          alpha, &oa, &ob, beta, &oc);
     gp__primitive_end(stream);
     return st;
 }
