@@ -7,15 +7,12 @@
  * publishes its aggregate, looks back over its predecessors' published values until it meets
  * an inclusive prefix, then publishes its own inclusive prefix.
  *
- * Two ways to scan a tile. With subgroups (GP_HAS_SUBGROUPS, unless the host asks for
- * GP_SCAN_PLAIN): each subgroup transposes its own run of the tile through local memory, each
- * work-item totals its consecutive items, the subgroup scans the work-items' totals, and one
- * barrier publishes the subgroups' totals; the first subgroup looks back over a window of
- * predecessors one subgroup wide and folds it with subgroup scans; a second barrier hands out
- * the carry. Without: the same through local memory and barriers, the whole group reading the
- * GP_SCAN_LOOK nearest predecessors at once and folding them in a tree. Either way one memory
- * round trip covers a window of predecessors, where one work-item walking back would pay one
- * per tile.
+ * A tile is loaded coalesced into local memory; each work-item totals its consecutive items,
+ * GP_SCAN_RAKERS work-items scan the totals and one the rakers' sums; the whole group reads
+ * the GP_SCAN_LOOK nearest predecessors at once and folds them in a tree, so one memory round
+ * trip covers a window of predecessors, where one work-item walking back would pay one per
+ * tile. Only plain local memory and barriers: on the H100 this ran at 0.99x CUB with CUDA and
+ * NVIDIA's OpenCL, where an earlier version built on subgroup scans ran at 0.94-0.95x.
  *
  * Publishing without 64-bit atomics or fences that OpenCL 1.2 lacks: every published word is
  * one naturally aligned 64-bit store whose high half is the status (0 nothing, 1 aggregate,
@@ -26,8 +23,8 @@
  */
 
 /* The shape: elements per work-item and the largest work-group the host launches (a power of
- * two), the same as src/core/scan.c's. Chosen on an H100: 128 x 32 four-byte items ran the
- * subgroup path at 0.90x CUB, 256 x 16 at 0.77x (-D options override them for experiments). */
+ * two), the same as src/core/scan.c's. Chosen on an H100: 256 x 32 four-byte items ran at 0.99x
+ * CUB, 128 x 32 at 0.96-0.97x, 128 x 16 at 0.74x. */
 #if GP_TYPE == 2 || GP_TYPE == 5 || GP_TYPE == 6
 #define GP_SCAN_WORDS 2
 #ifndef GP_SCAN_ITEMS
@@ -42,10 +39,13 @@
 #define GP_SCAN_PAD(i) ((i) + ((i) >> 5))
 #endif
 #ifndef GP_SCAN_GROUP
-#define GP_SCAN_GROUP 128
+#define GP_SCAN_GROUP 256
 #endif
-/* Without subgroups: how many predecessors a tile reads at once when it looks back (a power
- * of two, at most the group). */
+/* Loops that only a tile at the end of the data takes stay rolled: unrolled, they doubled the
+ * kernel's code, and the whole scan ran 3% slower on the H100. */
+#define GP_SCAN_COLD _Pragma("unroll 1")
+/* How many predecessors a tile reads at once when it looks back (a power of two, at most the
+ * group). */
 #define GP_SCAN_LOOK 32
 #define GP_SCAN_TILE (GP_SCAN_GROUP * GP_SCAN_ITEMS)
 
@@ -93,105 +93,13 @@ GP_FUNC uint gp_scan_read(GP_GLOBAL volatile ulong *slot, T *value)
 #define GP_SCAN_MAX(a, b) ((b) > (a) ? (b) : (a))
 #endif
 
-#if defined(GP_HAS_SUBGROUPS) && !defined(GP_SCAN_PLAIN)
-/* SG names the op's subgroup scans (add, min, max). Subgroups must be full: the host launches
- * power-of-two groups, and subgroups are 32 or 64 wide on GPUs. Which work-item is which lane
- * of which subgroup does not matter: only the (subgroup, lane) pairs address the tile. */
-#define GP_SCAN_KERNEL(NAME, OP, IDENT, SG)                                                      \
-    GP_KERNEL void NAME(GP_GLOBAL const T *in, ulong in_off, GP_GLOBAL T *out, ulong out_off, ulong n, \
-                        uint exclusive, uint ticket, GP_GLOBAL uint *state)                     \
-    {                                                                                          \
-        GP_LOCAL T buf[GP_SCAN_PAD(GP_SCAN_TILE)];                                             \
-        GP_LOCAL T sg_total[GP_SCAN_GROUP];                                                    \
-        GP_LOCAL uint tile_l;                                                                  \
-        GP_LOCAL T carry_l;                                                                    \
-        GP_GLOBAL volatile ulong *slots = (GP_GLOBAL volatile ulong *)(state + 4);             \
-        uint ls = gp_local_size(0), sgs = gp_sub_group_size(), lane = gp_sub_group_local_id();  \
-        uint sg = gp_sub_group_id(), nsg = gp_num_sub_groups();                                \
-        if (ticket && gp_local_id(0) == 0) tile_l = gp_atomic_add(state, 1u);                  \
-        if (ticket) gp_barrier();                                                              \
-        uint tile = ticket ? tile_l : gp_group_id(0);                                          \
-        ulong base = (ulong)tile * ls * GP_SCAN_ITEMS;                                         \
-        in += in_off + base;                                                                   \
-        out += out_off + base;                                                                 \
-        ulong left = n - base;                                                                 \
-        /* This subgroup's run of the tile: loaded coalesced, all loads issued before any   */ \
-        /* is used, then each lane takes GP_SCAN_ITEMS consecutive elements through local   */ \
-        /* memory that only this subgroup touches (padded against bank conflicts).          */ \
-        uint run = sg * sgs * GP_SCAN_ITEMS;                                                   \
-        T r[GP_SCAN_ITEMS];                                                                    \
-        if (left >= (ulong)ls * GP_SCAN_ITEMS) {                                               \
-            for (uint k = 0; k < GP_SCAN_ITEMS; k++) r[k] = in[run + k * sgs + lane];          \
-        } else {                                                                               \
-            for (uint k = 0; k < GP_SCAN_ITEMS; k++) {                                         \
-                uint j = run + k * sgs + lane;                                                 \
-                r[k] = j < left ? in[j] : IDENT;                                               \
-            }                                                                                  \
-        }                                                                                      \
-        for (uint k = 0; k < GP_SCAN_ITEMS; k++) buf[GP_SCAN_PAD(run + k * sgs + lane)] = r[k]; \
-        gp_sub_group_barrier();                                                                \
-        /* Only the totals live on through the barriers: the items are read again after.    */ \
-        T mine = IDENT;                                                                        \
-        for (uint k = 0; k < GP_SCAN_ITEMS; k++) mine = OP(mine, buf[GP_SCAN_PAD(run + lane * GP_SCAN_ITEMS + k)]); \
-        T lanes_before = gp_sub_group_scan_exclusive_##SG(mine);                               \
-        if (lane == sgs - 1) sg_total[sg] = OP(lanes_before, mine);                            \
-        gp_barrier();                                                                          \
-        T sgs_before = IDENT, total = IDENT;                                                   \
-        for (uint s = 0; s < nsg; s++) {                                                       \
-            T x = sg_total[s];                                                                 \
-            if (s < sg) sgs_before = OP(sgs_before, x);                                        \
-            total = OP(total, x);                                                              \
-        }                                                                                      \
-        /* Look-back by the first subgroup: lane l waits for predecessor tile-1-l (before   */ \
-        /* tile 0: an empty prefix), then the lanes up to the nearest inclusive prefix are  */ \
-        /* folded; when the window holds none, it moves one subgroup further back.          */ \
-        if (sg == 0) {                                                                         \
-            if (lane == 0) gp_scan_publish(slots + (ulong)tile * GP_SCAN_WORDS, tile == 0 ? 2u : 1u, total); \
-            T carry = IDENT;                                                                   \
-            for (long j = (long)tile - 1 - (long)lane; tile > 0; j -= sgs) {                   \
-                T v = IDENT;                                                                   \
-                uint st = 2u;                                                                  \
-                if (j >= 0)                                                                    \
-                    do st = gp_scan_read(slots + (ulong)j * GP_SCAN_WORDS, &v); while (st == 0); \
-                uint prefix = st == 2u;                                                        \
-                uint nearer = gp_sub_group_scan_exclusive_add(prefix);                         \
-                T window = gp_sub_group_scan_inclusive_##SG(nearer == 0 ? v : (T)(IDENT));     \
-                carry = OP(gp_sub_group_broadcast(window, sgs - 1), carry);                    \
-                if (gp_sub_group_broadcast(nearer + prefix, sgs - 1) != 0) break;              \
-            }                                                                                  \
-            if (lane == 0) {                                                                   \
-                if (tile > 0) gp_scan_publish(slots + (ulong)tile * GP_SCAN_WORDS, 2u, OP(carry, total)); \
-                carry_l = carry;                                                               \
-            }                                                                                  \
-        }                                                                                      \
-        gp_barrier();                                                                          \
-        /* Each lane rewrites only the elements it read: one subgroup barrier suffices.     */ \
-        T carry = OP(OP(carry_l, sgs_before), lanes_before);                                   \
-        for (uint k = 0; k < GP_SCAN_ITEMS; k++) {                                             \
-            uint j = GP_SCAN_PAD(run + lane * GP_SCAN_ITEMS + k);                              \
-            T x = buf[j];                                                                      \
-            if (exclusive) {                                                                   \
-                buf[j] = carry;                                                                \
-                carry = OP(carry, x);                                                          \
-            } else {                                                                           \
-                carry = OP(carry, x);                                                          \
-                buf[j] = carry;                                                                \
-            }                                                                                  \
-        }                                                                                      \
-        gp_sub_group_barrier();                                                                \
-        for (uint k = 0; k < GP_SCAN_ITEMS; k++) {                                             \
-            uint j = run + k * sgs + lane;                                                     \
-            if (j < left) out[j] = buf[GP_SCAN_PAD(j)];                                        \
-        }                                                                                      \
-    }
-#else
 /* The work-items' totals are scanned by GP_SCAN_RAKERS work-items over consecutive runs
  * (padded against bank conflicts), then work-item 0 scans the runs' totals: a fixed number of
  * barriers, none inside a loop (CPU compilers such as pocl's take long over those). */
 #define GP_SCAN_RAKERS 16
 #define GP_SCAN_SPAD(i) ((i) + (i) / GP_SCAN_RAKERS)
 
-#define GP_SCAN_KERNEL(NAME, OP, IDENT, SG)                                                      \
+#define GP_SCAN_KERNEL(NAME, OP, IDENT)                                                          \
     GP_KERNEL void NAME(GP_GLOBAL const T *in, ulong in_off, GP_GLOBAL T *out, ulong out_off, ulong n, \
                         uint exclusive, uint ticket, GP_GLOBAL uint *state)                     \
     {                                                                                          \
@@ -216,13 +124,17 @@ GP_FUNC uint gp_scan_read(GP_GLOBAL volatile ulong *slot, T *value)
         /* Coalesced loads, all issued before any is used (a load stored straight to local */ \
         /* memory waits for the one before it), then into local memory, padded so that the  */ \
         /* per-work-item reads below hit distinct banks. */                                    \
-        T r[GP_SCAN_ITEMS];                                                                    \
-        if (left >= (ulong)ls * GP_SCAN_ITEMS) {                                               \
+        int full = left >= (ulong)ls * GP_SCAN_ITEMS;                                          \
+        if (full) {                                                                            \
+            T r[GP_SCAN_ITEMS];                                                                \
             for (uint k = 0; k < GP_SCAN_ITEMS; k++) r[k] = in[k * ls + t];                    \
+            for (uint k = 0; k < GP_SCAN_ITEMS; k++) buf[GP_SCAN_PAD(k * ls + t)] = r[k];      \
         } else {                                                                               \
-            for (uint k = 0; k < GP_SCAN_ITEMS; k++) r[k] = k * ls + t < left ? in[k * ls + t] : IDENT; \
+            GP_SCAN_COLD for (uint k = 0; k < GP_SCAN_ITEMS; k++) {                            \
+                uint j = k * ls + t;                                                           \
+                buf[GP_SCAN_PAD(j)] = j < left ? in[j] : IDENT;                                \
+            }                                                                                  \
         }                                                                                      \
-        for (uint k = 0; k < GP_SCAN_ITEMS; k++) buf[GP_SCAN_PAD(k * ls + t)] = r[k];          \
         gp_barrier();                                                                          \
         /* Each work-item owns GP_SCAN_ITEMS consecutive elements: their total first. */       \
         T mine = IDENT;                                                                        \
@@ -304,13 +216,15 @@ GP_FUNC uint gp_scan_read(GP_GLOBAL volatile ulong *slot, T *value)
             }                                                                                  \
         }                                                                                      \
         gp_barrier();                                                                          \
-        for (uint k = 0; k < GP_SCAN_ITEMS; k++) {                                             \
-            uint j = k * ls + t;                                                               \
-            if (j < left) out[j] = buf[GP_SCAN_PAD(j)];                                        \
+        if (full) {                                                                            \
+            for (uint k = 0; k < GP_SCAN_ITEMS; k++) out[k * ls + t] = buf[GP_SCAN_PAD(k * ls + t)]; \
+        } else {                                                                               \
+            GP_SCAN_COLD for (uint k = 0; k < GP_SCAN_ITEMS; k++) {                            \
+                uint j = k * ls + t;                                                           \
+                if (j < left) out[j] = buf[GP_SCAN_PAD(j)];                                    \
+            }                                                                                  \
         }                                                                                      \
     }
-
-#endif
 
 #if GP_SCAN_CHUNKED
 /* ---- The CPU variant (-DGP_SCAN_CHUNKED=1): three passes over contiguous chunks ----------
@@ -364,7 +278,7 @@ GP_SCAN_CHUNK_KERNELS(gp_scan_sum, GP_SCAN_SUM, ((T)0))
 GP_SCAN_CHUNK_KERNELS(gp_scan_min, GP_SCAN_MIN, T_HIGHEST)
 GP_SCAN_CHUNK_KERNELS(gp_scan_max, GP_SCAN_MAX, T_LOWEST)
 #else
-GP_SCAN_KERNEL(gp_scan_sum, GP_SCAN_SUM, ((T)0), add)
-GP_SCAN_KERNEL(gp_scan_min, GP_SCAN_MIN, T_HIGHEST, min)
-GP_SCAN_KERNEL(gp_scan_max, GP_SCAN_MAX, T_LOWEST, max)
+GP_SCAN_KERNEL(gp_scan_sum, GP_SCAN_SUM, ((T)0))
+GP_SCAN_KERNEL(gp_scan_min, GP_SCAN_MIN, T_HIGHEST)
+GP_SCAN_KERNEL(gp_scan_max, GP_SCAN_MAX, T_LOWEST)
 #endif

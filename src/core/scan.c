@@ -8,7 +8,7 @@
 
 /* The shape the scan runs with: the widest group and elements per work-item for 4- and 8-byte
  * types, kernels/scan.gp's defaults (which nvcc and hipcc prebuild). */
-#define GROUP 128
+#define GROUP 256
 #define ITEMS(size) ((size) == 4 ? 32 : 16)
 /* kernels/scan.gp: where the per-tile words start and their bytes per tile. */
 #define STATE_HEAD 16
@@ -80,14 +80,9 @@ gp_status gp_scan(gp_stream *stream, gp_scan_op op, int exclusive, gp_type type,
         gp__primitive_end(stream);
         return st;
     }
-    /* NVIDIA's OpenCL takes warp shuffles only as inline PTX, which the kernel cannot detect;
-     * CPUs gain nothing from subgroups, so they keep the plain path there. */
     int opencl = strcmp(dev->info.backend, "opencl") == 0, nvidia = strstr(dev->info.vendor, "NVIDIA") != NULL;
-    char options[64];
-    snprintf(options, sizeof options, "%s%s", type_option,
-             !opencl ? "" : dev->info.type != GP_DEVICE_GPU ? " -DGP_SCAN_PLAIN" : nvidia ? " -DGP_NV_PTX" : "");
     gp_kernel *kernel = NULL;
-    st = gp__builtin_kernel(dev, gp__src_scan, options, names[op], 8, &kernel);
+    st = gp__builtin_kernel(dev, gp__src_scan, type_option, names[op], 8, &kernel);
     if (st == GP_SUCCESS) st = gp__primitive_begin(&stream, dev, fn);
     if (st != GP_SUCCESS || n == 0) {
         if (st == GP_SUCCESS) gp__primitive_end(stream);
