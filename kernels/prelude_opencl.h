@@ -149,27 +149,9 @@ GP__SG_TYPE(double, double, fmin, fmax, -INFINITY, INFINITY)
 #define gp_sub_group_scan_exclusive_max(x) sub_group_scan_exclusive_max(x)
 #endif
 
-/* FP64 matrix instructions on NVIDIA from sm_80 on (the plugin passes -DGP_NV_SM, the compute
- * capability): NVIDIA's OpenCL compiles inline PTX, so gpuport's GEMM gets the instructions its
- * CUDA build uses, with the same operands (kernels/prelude_cuda.h says which). */
-#if defined(GP_NV_SM) && GP_NV_SM >= 80 && defined(GP_HAS_FP64)
-#define GP__MMA_F64 1
-#if GP_NV_SM >= 90
-#define gp__mma_f64_16x8x8(c0, c1, c2, c3, a0, a1, a2, a3, b0, b1)                             \
-    __asm__("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};" \
-            : "+d"(c0), "+d"(c1), "+d"(c2), "+d"(c3)                                           \
-            : "d"(a0), "d"(a1), "d"(a2), "d"(a3), "d"(b0), "d"(b1))
-#else
-#define gp__mma_f64_8x8x4(c0, c1, a, b)                                                        \
-    __asm__("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};"    \
-            : "+d"(c0), "+d"(c1)                                                               \
-            : "d"(a), "d"(b))
-#define gp__mma_f64_16x8x8(c0, c1, c2, c3, a0, a1, a2, a3, b0, b1)                             \
-    do {                                                                                       \
-        gp__mma_f64_8x8x4(c0, c1, a0, b0);                                                     \
-        gp__mma_f64_8x8x4(c0, c1, a2, b1);                                                     \
-        gp__mma_f64_8x8x4(c2, c3, a1, b0);                                                     \
-        gp__mma_f64_8x8x4(c2, c3, a3, b1);                                                     \
-    } while (0)
-#endif
+/* The FP64 matrix instructions of prelude_nv_mma.h, joined after this file: NVIDIA's OpenCL
+ * compiles the same inline PTX as CUDA. */
+#if defined(GP_NV_SM) && defined(GP_HAS_FP64)
+#define GP__MMA_ARCH GP_NV_SM
+#define GP__ASM __asm__
 #endif
