@@ -6,6 +6,8 @@
  * device and grid, timed the same way.
  *   weak:   every rank a block of --n cells per side (N^2 or N^3), the grid growing with P
  *   strong: a grid of --n cells per side, split over the P ranks
+ *   --apart (with weak): every rank a grid of --n cells per side of its own, all at once, no
+ *           exchange: what the ranks' sharing of the machine (memory, caches) alone costs
  * bench/mpi-scaling.sh runs it for 1, 2 and 4 ranks and makes the tables with efficiencies. */
 #include <gpuport_mpi.h>
 
@@ -79,7 +81,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const char *mode = "weak", *shape = "5point";
     size_t n = 2048;
-    int steps = 50, reps = 5, f64 = 0, header = 0;
+    int steps = 50, reps = 5, f64 = 0, header = 0, apart = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--mode") && v) mode = argv[++i];
@@ -89,23 +91,32 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--reps") && v) reps = atoi(argv[++i]);
         else if (!strcmp(a, "--f64")) f64 = 1;
         else if (!strcmp(a, "--header")) header = 1;
+        else if (!strcmp(a, "--apart")) apart = 1;
         else {
             if (rank == 0)
                 fprintf(stderr, "usage: mpiexec -n P gpuport-bench-mpi [--mode weak|strong] [--shape 5point|7point]\n"
-                                "         [--n N] [--steps S] [--reps R] [--f64] [--header]\n");
+                                "         [--n N] [--steps S] [--reps R] [--f64] [--apart] [--header]\n");
             MPI_Finalize();
             return 2;
         }
     }
     int three_d = !strcmp(shape, "7point");
     if ((strcmp(mode, "weak") && strcmp(mode, "strong")) || (!three_d && strcmp(shape, "5point")) || n < 3 ||
-        steps < 1 || reps < 1) {
+        steps < 1 || reps < 1 || (apart && strcmp(mode, "weak"))) {
         if (rank == 0) fprintf(stderr, "gpuport-bench-mpi: bad --mode, --shape, --n, --steps or --reps\n");
         MPI_Finalize();
         return 2;
     }
-    int dims[3] = {0, 0, three_d ? 0 : 1};
-    MPI_Dims_create(size, 3, dims);
+    /* The grid's ranks: all, or with --apart this one alone. */
+    MPI_Comm comm = MPI_COMM_WORLD;
+    if (apart) MPI_Comm_split(MPI_COMM_WORLD, rank, 0, &comm);
+    int grid_size = apart ? 1 : size, dims[3] = {0, 0, three_d ? 0 : 1};
+    MPI_Dims_create(grid_size, 3, dims);
+    /* The layout gp_mpi_grid_create chooses for dims of 0: the most ranks along the slowest
+     * dimension (MPI_Dims_create's counts come largest first). */
+    int slowest = three_d ? 2 : 1, largest = dims[0];
+    dims[0] = dims[slowest];
+    dims[slowest] = largest;
     gp_stencil s = {three_d ? GP_STENCIL_7POINT : GP_STENCIL_5POINT, f64 ? GP_F64 : GP_F32, GP_BOUNDARY_FIXED, n, n,
                     three_d ? n : 1, {0}, 0};
     for (int i = 1; i < (three_d ? 7 : 5); i++) s.weights[i] = three_d ? 1.0 / 6 : 0.25;
@@ -118,10 +129,10 @@ int main(int argc, char **argv)
     gp_device_info info;
     gp_mpi_grid *g;
     reference ref = {0};
-    void *u = rank == 0 ? initial(&s) : NULL;
+    void *u = rank == 0 || apart ? initial(&s) : NULL;
     if (gp_mpi_device_select(MPI_COMM_WORLD, &dev) || gp_device_get_info(dev, &info)) die("setting up");
     if (size == 1) reference_create(&ref, dev, &s, u);
-    if (gp_mpi_grid_create(MPI_COMM_WORLD, dev, &s, dims, &g)) die("setting up");
+    if (gp_mpi_grid_create(comm, dev, &s, dims, &g)) die("setting up");
     if (gp_mpi_grid_scatter(g, GP_MPI_U, 0, u) || gp_mpi_grid_run(g, 2)) die("the first steps");
     /* Per rep: the slowest rank's time per step and the most any rank waited for messages; then
      * the exchange alone, as many times. */
@@ -153,7 +164,15 @@ int main(int argc, char **argv)
     gp_mpi_grid_get_stats(g, &stats);
     unsigned long long halo = stats.halo_bytes, most_halo;
     MPI_Reduce(&halo, &most_halo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
-    double ms = median(t, reps), wait = median(w, reps), alone = median(x, reps);
+    /* With one rank, also the median of each run's time over the reference run right after it:
+     * pairs run back to back, so a drift of the machine's speed (on a shared CPU, by half or more
+     * between runs) cancels. The ratios go in w once its median is taken. */
+    double wait = median(w, reps), one_ratio = 0;
+    if (size == 1) {
+        for (int r = 0; r < reps; r++) w[r] = t[r] / one[r];
+        one_ratio = median(w, reps);
+    }
+    double ms = median(t, reps), alone = median(x, reps);
     gp_mpi_grid_destroy(g);
     double one_ms = size == 1 ? median(one, reps) : 0;
     gp_buffer_destroy(ref.a);
@@ -162,18 +181,19 @@ int main(int argc, char **argv)
     if (rank == 0) {
         if (header)
             printf("mode,shape,type,ranks,dims,grid,device,ms_per_step,mpi_wait_ms,exchange_ms,exchange_share,"
-                   "halo_bytes_per_rank,one_device_ms\n");
+                   "halo_bytes_per_rank,one_device_ms,one_rank_ratio\n");
         char grid[64];
         snprintf(grid, sizeof grid, three_d ? "%zux%zux%zu" : "%zux%zu", s.nx, s.ny, s.nz);
-        printf("%s,%s,%s,%d,%dx%dx%d,%s,%s:%zu %s,%.4f,%.4f,%.4f,%.3f,%llu,%.4f\n", mode, shape, f64 ? "f64" : "f32",
+        printf("%s,%s,%s,%d,%dx%dx%d,%s,%s:%zu %s,%.4f,%.4f,%.4f,%.3f,%llu,%.4f,%.3f\n", apart ? "apart" : mode, shape, f64 ? "f64" : "f32",
                size, dims[0], dims[1], dims[2], grid, info.backend, info.backend_index, info.name, ms, wait, alone,
-               alone / ms, most_halo, one_ms);
+               alone / ms, most_halo, one_ms, one_ratio);
     }
     free(u);
     free(t);
     free(w);
     free(x);
     free(one);
+    if (apart) MPI_Comm_free(&comm);
     MPI_Finalize();
     return 0;
 }

@@ -50,22 +50,33 @@ def predict(c, x, sides, p):
 
 def check(path):
     """The model for each multi-rank row of a bench/mpi-scaling.sh CSV: c from the one-rank row of
-    the same mode and shape, X the measured exchange alone."""
+    the same mode and shape, X the measured exchange alone; for weak rows also c from the ranks
+    apart (each its own block at once, no exchange), which carries the cost of sharing the machine."""
     rows = list(csv.DictReader(open(path)))
-    print("| mode | shape | ranks | measured ms per step | model | model / measured |")
-    print("| --- | --- | --- | --- | --- | --- |")
-    per_cell = {}
+    print("| mode | shape | ranks | measured ms per step | model | model / measured | model / measured, c of the ranks apart |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    per_cell, apart = {}, {}
+    for r in rows:
+        sides = [int(v) for v in r["grid"].split("x")]
+        if r["shape"] != "7point":
+            sides = sides[:2]
+        if r["mode"] == "apart":
+            apart[(r["shape"], int(r["ranks"]))] = float(r["ms_per_step"]) / math.prod(sides)
     for r in rows:
         sides = [int(v) for v in r["grid"].split("x")]
         if r["shape"] != "7point":
             sides = sides[:2]
         key, p = (r["mode"], r["shape"]), int(r["ranks"])
+        if r["mode"] == "apart":
+            continue
         if p == 1:
             per_cell[key] = float(r["ms_per_step"]) / math.prod(sides)
             continue
-        model = predict(per_cell[key], float(r["exchange_ms"]), sides, p)
         measured = float(r["ms_per_step"])
-        print("| %s | %s | %d | %.3f | %.3f | %.2f |" % (r["mode"], r["shape"], p, measured, model, model / measured))
+        model = predict(per_cell[key], float(r["exchange_ms"]), sides, p)
+        c_apart = apart.get((r["shape"], p)) if r["mode"] == "weak" else None
+        shared = "%.2f" % (predict(c_apart, float(r["exchange_ms"]), sides, p) / measured) if c_apart else ""
+        print("| %s | %s | %d | %.3f | %.3f | %.2f | %s |" % (r["mode"], r["shape"], p, measured, model, model / measured, shared))
 
 
 def project(alpha_us, beta_gbs, c2_ps, c3_ps):

@@ -53,7 +53,8 @@ struct gp_mpi_grid {
                                     mapped: send's and recv's while they are mapped */
     size_t exchange_cells;
     gp_program *program;
-    gp_kernel *box;
+    gp_kernel *faces_kernel;
+    gp_buffer *table;            /* the faces' rows for faces_kernel */
     gp_reduce_kernel *reducers[5];
     gp_mpi_stats stats;
 };
@@ -212,16 +213,6 @@ static size_t index_of(const size_t *sides, const size_t *at)
     return at[0] + sides[0] * (at[1] + sides[1] * at[2]);
 }
 
-/* Whether a box of the local array is one run of consecutive elements. */
-static int contiguous(const size_t *sides, const size_t *extent)
-{
-    int d = 2;
-    while (d > 0 && extent[d] == 1) d--;
-    for (int e = 0; e < d; e++)
-        if (extent[e] != sides[e]) return 0;
-    return 1;
-}
-
 /* The faces, interior and slabs of a block whose neighbours are known (lo, hi). */
 static void plan(gp_mpi_grid *g, const int *below, const int *above)
 {
@@ -283,17 +274,29 @@ static void plan(gp_mpi_grid *g, const int *below, const int *above)
 
 /* ---- Creating and destroying --------------------------------------------------------------- */
 
-static const char box_source[] =
-    "/* A box of a local array to or from packed memory, in 32-bit words: one work-item per word. */\n"
-    "GP_KERNEL void gp_mpi_box(GP_GLOBAL uint *grid, ulong start, uint lx, uint ly, GP_GLOBAL uint *packed,\n"
-    "                          ulong at, uint ex, uint ey, uint ez, uint unpack)\n"
+/* The faces of one round between a local array and packed memory, in one launch (on a CPU device
+ * a launch costs more than packing a face), in 32-bit words: one row of work-items per row of a
+ * face (its cells along x), LANES wide, walking the row. Face f's row of the table: its box's
+ * first word in the local array when sending and when receiving, its first packed word, its
+ * first row among all faces' rows, its words along x, its extent along y and its rows. */
+#define FACE_ROW 7
+#define LANES 32
+static const char faces_source[] =
+    "GP_KERNEL void gp_mpi_faces(GP_GLOBAL uint *grid, GP_GLOBAL uint *packed, GP_GLOBAL const ulong *faces,\n"
+    "                            uint first, uint last, ulong lx, ulong ly, uint unpack)\n"
     "{\n"
-    "    ulong i = gp_global_id(0);\n"
-    "    if (i >= (ulong)ex * ey * ez) return;\n"
-    "    ulong row = i / ex;\n"
-    "    ulong g = start + i % ex + (ulong)lx * (row % ey + (ulong)ly * (row / ey));\n"
-    "    if (unpack) grid[g] = packed[at + i];\n"
-    "    else packed[at + i] = grid[g];\n"
+    "    ulong r = faces[7 * first + 3] + gp_global_id(1);\n"
+    "    uint f = first;\n"
+    "    while (f < last && r >= faces[7 * (f + 1) + 3]) f++;\n"
+    "    GP_GLOBAL const ulong *d = faces + 7 * f;\n"
+    "    if (r >= d[3] + d[6]) return;\n"
+    "    ulong row = r - d[3], ex = d[4];\n"
+    "    GP_GLOBAL uint *g = grid + d[unpack] + lx * (row % d[5] + ly * (row / d[5]));\n"
+    "    GP_GLOBAL uint *p = packed + d[2] + row * ex;\n"
+    "    for (ulong x = gp_global_id(0); x < ex; x += gp_global_size(0)) {\n"
+    "        if (unpack) g[x] = p[x];\n"
+    "        else p[x] = g[x];\n"
+    "    }\n"
     "}\n";
 
 /* Checks what one rank can check alone. */
@@ -333,11 +336,11 @@ static void release(gp_mpi_grid *g)
     if (g->compute) gp_stream_synchronize(g->compute);
     if (g->comm_stream) gp_stream_synchronize(g->comm_stream);
     for (int i = 0; i < 5; i++) gp_reduce_kernel_destroy(g->reducers[i]);
-    gp_kernel_destroy(g->box);
+    gp_kernel_destroy(g->faces_kernel);
     gp_program_destroy(g->program);
     if (g->send_host) gp_buffer_unmap(NULL, g->mapped ? g->send : g->send_pinned);
     if (g->recv_host) gp_buffer_unmap(NULL, g->mapped ? g->recv : g->recv_pinned);
-    gp_buffer *buffers[] = {g->u[0], g->u[1], g->source, g->send, g->recv, g->send_pinned, g->recv_pinned};
+    gp_buffer *buffers[] = {g->u[0], g->u[1], g->source, g->send, g->recv, g->send_pinned, g->recv_pinned, g->table};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++) gp_buffer_destroy(buffers[i]);
     gp_event_destroy(g->interior_done);
     gp_event_destroy(g->slabs_done);
@@ -382,12 +385,24 @@ static gp_status allocate(gp_mpi_grid *g, const char *fn)
         KEEP(st, gp_buffer_map(NULL, g->send_pinned, &g->send_host));
         KEEP(st, gp_buffer_map(NULL, g->recv_pinned, &g->recv_host));
     }
-    int need_box = 0;
-    for (int i = 0; i < g->nfaces; i++) need_box |= !contiguous(g->block.local, g->faces[i].extent);
-    if (need_box) {
-        KEEP(st, gp_program_create(g->dev, box_source, NULL, &g->program));
-        KEEP(st, gp_kernel_create(g->program, "gp_mpi_box", &g->box));
+    /* The table counts 32-bit words: an element is es / 4 of them. */
+    uint64_t rows[6 * FACE_ROW], w = g->es / 4, first_row = 0;
+    for (int i = 0; i < g->nfaces; i++) {
+        const face *f = &g->faces[i];
+        uint64_t *r = rows + FACE_ROW * i;
+        r[0] = index_of(g->block.local, f->send) * w;
+        r[1] = index_of(g->block.local, f->recv) * w;
+        r[2] = f->at * w;
+        r[3] = first_row;
+        r[4] = f->extent[0] * w;
+        r[5] = f->extent[1];
+        r[6] = f->extent[1] * f->extent[2];
+        first_row += r[6];
     }
+    KEEP(st, gp_buffer_create(g->dev, GP_MEMORY_DEVICE, sizeof rows, &g->table));
+    KEEP(st, gp_buffer_write(NULL, g->table, 0, rows, sizeof rows));
+    KEEP(st, gp_program_create(g->dev, faces_source, NULL, &g->program));
+    KEEP(st, gp_kernel_create(g->program, "gp_mpi_faces", &g->faces_kernel));
     return st;
 }
 
@@ -421,8 +436,19 @@ gp_status gp_mpi_grid_create(MPI_Comm comm, gp_device *device, const gp_stencil 
             st = gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: dims %d x %d x %d do not divide the %d ranks", fn,
                                    dims_in[0], dims_in[1], dims_in[2], size);
         if (st == GP_SUCCESS) {
+            int free_[3] = {!dims[0], !dims[1], !dims[2]};
             int err = MPI_Dims_create(size, 3, dims);
             if (err != MPI_SUCCESS) st = mpi_fail(fn, "MPI_Dims_create", err);
+            /* MPI_Dims_create puts the most ranks first (x); the chosen counts go the other way
+             * round, the most along the slowest dimension, whose faces are contiguous in memory
+             * (copies rather than gathers) and whose slabs are whole rows or planes. */
+            for (int a = 0; a < 3; a++)
+                for (int b = a + 1; b < 3; b++)
+                    if (free_[a] && free_[b] && dims[a] > dims[b]) {
+                        int t = dims[a];
+                        dims[a] = dims[b];
+                        dims[b] = t;
+                    }
         }
         if (st == GP_SUCCESS && (long)dims[0] * dims[1] * dims[2] != size)
             st = gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: dims %d x %d x %d are not the %d ranks", fn,
@@ -655,23 +681,25 @@ gp_status gp_mpi_grid_gather(gp_mpi_grid *grid, gp_mpi_field field, int root, vo
 
 /* ---- Steps ------------------------------------------------------------------------------- */
 
-/* Queues the copy of face f between the local array `grid` and the exchange buffer `packed`. */
-static gp_status move_face(gp_mpi_grid *g, const face *f, gp_buffer *grid, gp_buffer *packed, int unpack)
+/* The faces of one round (faces first..last, packed one after another) between the local
+ * array `grid` and the exchange buffer `packed`, queued on the comm stream. */
+static gp_status move_faces(gp_mpi_grid *g, int round, gp_buffer *grid, gp_buffer *packed, int unpack)
 {
-    const size_t *L = g->block.local, *at = unpack ? f->recv : f->send;
-    size_t start = index_of(L, at);
-    if (contiguous(L, f->extent))
-        return unpack ? gp_buffer_copy_async(g->comm_stream, grid, start * g->es, packed, f->at * g->es, f->cells * g->es)
-                      : gp_buffer_copy_async(g->comm_stream, packed, f->at * g->es, grid, start * g->es, f->cells * g->es);
-    /* The box kernel counts 32-bit words: an element is es / 4 of them along x. */
-    uint32_t w = (uint32_t)(g->es / 4), lx = (uint32_t)L[0] * w, ly = (uint32_t)L[1];
-    uint32_t ex = (uint32_t)f->extent[0] * w, ey = (uint32_t)f->extent[1], ez = (uint32_t)f->extent[2];
-    uint32_t dir = (uint32_t)unpack;
-    uint64_t wstart = (uint64_t)start * w, wat = (uint64_t)f->at * w;
-    gp_arg args[] = {GP_BUFFER(grid), GP_VALUE(wstart), GP_VALUE(lx), GP_VALUE(ly), GP_BUFFER(packed),
-                     GP_VALUE(wat), GP_VALUE(ex), GP_VALUE(ey), GP_VALUE(ez), GP_VALUE(dir)};
-    size_t global = (size_t)ex * ey * ez;
-    return gp_kernel_launch(g->comm_stream, g->box, 1, &global, NULL, sizeof args / sizeof args[0], args);
+    uint32_t first = UINT32_MAX, last = 0, dir = (uint32_t)unpack;
+    for (int i = 0; i < g->nfaces; i++)
+        if (g->faces[i].round == round) {
+            first = first == UINT32_MAX ? (uint32_t)i : first;
+            last = (uint32_t)i;
+        }
+    if (first == UINT32_MAX) return GP_SUCCESS;
+    uint64_t w = g->es / 4, lx = g->block.local[0] * w, ly = g->block.local[1];
+    size_t rows = 0, global[2], local[2] = {LANES, 1};
+    for (uint32_t i = first; i <= last; i++) rows += g->faces[i].extent[1] * g->faces[i].extent[2];
+    global[0] = LANES;
+    global[1] = rows;
+    gp_arg args[] = {GP_BUFFER(grid), GP_BUFFER(packed), GP_BUFFER(g->table), GP_VALUE(first), GP_VALUE(last),
+                     GP_VALUE(lx), GP_VALUE(ly), GP_VALUE(dir)};
+    return gp_kernel_launch(g->comm_stream, g->faces_kernel, 2, global, local, sizeof args / sizeof args[0], args);
 }
 
 /* Mapped path: unmaps the exchange buffers where they are mapped (also after a failed unmap,
@@ -689,8 +717,7 @@ static gp_status unmap_exchange(gp_mpi_grid *g)
 static gp_status pack(gp_mpi_grid *g, gp_buffer *in, int round, gp_status st)
 {
     if (g->mapped) KEEP(st, unmap_exchange(g));
-    for (int i = 0; i < g->nfaces; i++)
-        if (g->faces[i].round == round) KEEP(st, move_face(g, &g->faces[i], in, g->send, 0));
+    KEEP(st, move_faces(g, round, in, g->send, 0));
     return st;
 }
 
@@ -738,8 +765,7 @@ static gp_status exchange(gp_mpi_grid *g, const char *fn, gp_buffer *in, int rou
     } else {
         KEEP(st, gp_buffer_write_async(g->comm_stream, g->recv, off, recv_host + off, bytes));
     }
-    for (int i = 0; i < g->nfaces; i++)
-        if (g->faces[i].round == round) KEEP(st, move_face(g, &g->faces[i], in, g->recv, 1));
+    KEEP(st, move_faces(g, round, in, g->recv, 1));
     return st;
 }
 
