@@ -10,8 +10,8 @@
 
 /* Candidate shapes for gp_gemm_tune, and the fallbacks when a class's default does not fit a
  * device: big GPU tiles first, the smallest last. CPUs try only those from CPU_FIRST on, shaped
- * for the direct variant: a row of 16 (or 8) columns per item is a vector or two for the
- * compiler, and tile_k is the k-block the items of a group share in the cache. */
+ * for the direct variant: a row of 16 (or 8) columns per item is one vector of OpenCL C, and
+ * tile_k is the k-block the items of a group share in the cache. */
 static const gp_gemm_params candidates[] = {
     {128, 128, 8, 8, 8},   {128, 128, 16, 8, 8}, {128, 256, 8, 8, 8},   {256, 128, 8, 8, 8},
     {128, 256, 8, 8, 16},  {256, 128, 8, 16, 8}, {128, 256, 16, 8, 16}, {256, 128, 16, 16, 8},
@@ -52,8 +52,10 @@ static const gemm_class classes[] = {
     /* no AMD GPU was at hand: shapes without measurement, and no smaller ones */
     {"AMD GPU", {{{128, 128, 16, 8, 8}}, {{64, 64, 16, 4, 4}}}, {{100}, {100}}},
     {"GPU", {{{64, 64, 16, 4, 4}}, {{64, 64, 8, 4, 4}}}, {{100}, {100}}},
-    /* the direct variant, N = 1024: pocl 5.0 on 16 Xeon cores f32 1.46x, f64 1.20x CLBlast 1.5.3;
-     * pocl 3.1 on 2 EPYC cores f32 4.4x, f64 6.7x */
+    /* the direct variant, N = 1024 / 2048 against OpenBLAS 0.3.21 on the same cores: pocl 5.0 on
+     * 16 Xeon cores f32 0.76 / 0.52x, f64 0.77 / 0.54x (f32 12x16 per item 0.62 / 0.55x, 16x16
+     * 0.74 / 0.46x; f64 8x16 on 64x64x256 0.82 / 0.39x); pocl 3.1 on 2 EPYC cores f32 0.91 /
+     * 0.90x, f64 1.63 / 1.51x */
     {"CPU", {{{64, 64, 256, 8, 16}}, {{32, 64, 128, 8, 16}}}, {{100}, {100}}},
     /* the tiled variant on a CPU (GPUPORT_GEMM_KERNEL=tiled): pocl needs minutes to compile
      * bigger tiles */
