@@ -281,14 +281,16 @@ static void plan(gp_mpi_grid *g, const int *below, const int *above)
  * first row among all faces' rows, its words along x, its extent along y and its rows. */
 #define FACE_ROW 7
 #define LANES 32
+#define STR_(x) #x
+#define STR(x) STR_(x)
 static const char faces_source[] =
     "GP_KERNEL void gp_mpi_faces(GP_GLOBAL uint *grid, GP_GLOBAL uint *packed, GP_GLOBAL const ulong *faces,\n"
     "                            uint first, uint last, ulong lx, ulong ly, uint unpack)\n"
     "{\n"
-    "    ulong r = faces[7 * first + 3] + gp_global_id(1);\n"
+    "    ulong r = faces[" STR(FACE_ROW) " * first + 3] + gp_global_id(1);\n"
     "    uint f = first;\n"
-    "    while (f < last && r >= faces[7 * (f + 1) + 3]) f++;\n"
-    "    GP_GLOBAL const ulong *d = faces + 7 * f;\n"
+    "    while (f < last && r >= faces[" STR(FACE_ROW) " * (f + 1) + 3]) f++;\n"
+    "    GP_GLOBAL const ulong *d = faces + " STR(FACE_ROW) " * f;\n"
     "    if (r >= d[3] + d[6]) return;\n"
     "    ulong row = r - d[3], ex = d[4];\n"
     "    GP_GLOBAL uint *g = grid + d[unpack] + lx * (row % d[5] + ly * (row / d[5]));\n"
@@ -386,7 +388,7 @@ static gp_status allocate(gp_mpi_grid *g, const char *fn)
         KEEP(st, gp_buffer_map(NULL, g->recv_pinned, &g->recv_host));
     }
     /* The table counts 32-bit words: an element is es / 4 of them. */
-    uint64_t rows[6 * FACE_ROW], w = g->es / 4, first_row = 0;
+    uint64_t rows[6 * FACE_ROW] = {0}, w = g->es / 4, first_row = 0;
     for (int i = 0; i < g->nfaces; i++) {
         const face *f = &g->faces[i];
         uint64_t *r = rows + FACE_ROW * i;
@@ -441,7 +443,7 @@ gp_status gp_mpi_grid_create(MPI_Comm comm, gp_device *device, const gp_stencil 
             if (err != MPI_SUCCESS) st = mpi_fail(fn, "MPI_Dims_create", err);
             /* MPI_Dims_create puts the most ranks first (x); the chosen counts go the other way
              * round, the most along the slowest dimension, whose faces are contiguous in memory
-             * (copies rather than gathers) and whose slabs are whole rows or planes. */
+             * (whole rows to copy, not one cell a row) and whose slabs are whole rows or planes. */
             for (int a = 0; a < 3; a++)
                 for (int b = a + 1; b < 3; b++)
                     if (free_[a] && free_[b] && dims[a] > dims[b]) {
