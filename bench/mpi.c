@@ -103,7 +103,8 @@ int main(int argc, char **argv)
     int three_d = !strcmp(shape, "7point");
     if ((strcmp(mode, "weak") && strcmp(mode, "strong")) || (!three_d && strcmp(shape, "5point")) || n < 3 ||
         steps < 1 || reps < 1 || (apart && strcmp(mode, "weak"))) {
-        if (rank == 0) fprintf(stderr, "gpuport-bench-mpi: bad --mode, --shape, --n, --steps or --reps\n");
+        if (rank == 0)
+            fprintf(stderr, "gpuport-bench-mpi: bad --mode, --shape, --n, --steps or --reps (--apart is for --mode weak)\n");
         MPI_Finalize();
         return 2;
     }
@@ -184,8 +185,8 @@ int main(int argc, char **argv)
                    "halo_bytes_per_rank,one_device_ms,one_rank_ratio\n");
         char grid[64];
         snprintf(grid, sizeof grid, three_d ? "%zux%zux%zu" : "%zux%zu", s.nx, s.ny, s.nz);
-        printf("%s,%s,%s,%d,%dx%dx%d,%s,%s:%zu %s,%.4f,%.4f,%.4f,%.3f,%llu,%.4f,%.3f\n", apart ? "apart" : mode, shape, f64 ? "f64" : "f32",
-               size, dims[0], dims[1], dims[2], grid, info.backend, info.backend_index, info.name, ms, wait, alone,
+        printf("%s,%s,%s,%d,%dx%dx%d,%s,%s:%zu %s,%.4f,%.4f,%.4f,%.3f,%llu,%.4f,%.3f\n", apart ? "apart" : mode, shape,
+               f64 ? "f64" : "f32", size, dims[0], dims[1], dims[2], grid, info.backend, info.backend_index, info.name, ms, wait, alone,
                alone / ms, most_halo, one_ms, one_ratio);
     }
     free(u);
