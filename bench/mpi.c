@@ -186,8 +186,8 @@ int main(int argc, char **argv)
         char grid[64];
         snprintf(grid, sizeof grid, three_d ? "%zux%zux%zu" : "%zux%zu", s.nx, s.ny, s.nz);
         printf("%s,%s,%s,%d,%dx%dx%d,%s,%s:%zu %s,%.4f,%.4f,%.4f,%.3f,%llu,%.4f,%.3f\n", apart ? "apart" : mode, shape,
-               f64 ? "f64" : "f32", size, dims[0], dims[1], dims[2], grid, info.backend, info.backend_index, info.name, ms, wait, alone,
-               alone / ms, most_halo, one_ms, one_ratio);
+               f64 ? "f64" : "f32", size, dims[0], dims[1], dims[2], grid, info.backend, info.backend_index, info.name,
+               ms, wait, alone, alone / ms, most_halo, one_ms, one_ratio);
     }
     free(u);
     free(t);
