@@ -374,14 +374,17 @@ static void cuda_anchor_load(void)
     if (cua.tried)
         return;
     cua.tried = 1;
-    char exe[400] = "", beside[512];
+    char exe[400] = "", beside[512], moved[512];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[len > 0 ? len : 0] = '\0';
     char *slash = strrchr(exe, '/');
     if (slash)
         *slash = '\0';
+    /* The build tree's lib/, then the install tree's (where it was moved to), then where it
+     * was installed. */
     snprintf(beside, sizeof beside, "%s/../lib/libgpuport-anchor-cuda.so", exe);
-    const char *tries[] = {getenv("GPUPORT_BENCH_ANCHOR_CUDA"), beside, GPB_ANCHOR_INSTALLED,
+    snprintf(moved, sizeof moved, "%s/../%s", exe, GPB_ANCHOR_RELATIVE);
+    const char *tries[] = {getenv("GPUPORT_BENCH_ANCHOR_CUDA"), beside, moved, GPB_ANCHOR_INSTALLED,
                            "libgpuport-anchor-cuda.so"};
     char first_error[300] = "";
     for (size_t i = 0; i < sizeof tries / sizeof *tries && !cua.lib; i++) {

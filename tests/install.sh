@@ -25,6 +25,11 @@ if [ "$mode" = --deb ]; then
     dpkg-deb -c "$(deb libgpuport0)" | grep -q "gpuport/libgpuport-opencl.so" || fail "libgpuport0 lacks the OpenCL plugin"
     ! dpkg-deb -c "$(deb libgpuport0)" | grep -q "libgpuport-cuda.so" || fail "the CUDA plugin is in libgpuport0"
     dpkg-deb -c "$(deb libgpuport-dev)" | grep -q "include/gpuport.h" || fail "libgpuport-dev lacks gpuport.h"
+    # gpuport-bench's CUDA anchor (where nvcc built it) beside the plugins, not among the libraries.
+    if [ -e "$build/lib/libgpuport-anchor-cuda.so" ]; then
+        dpkg-deb -c "$(deb gpuport-tools)" | grep -q "/gpuport/libgpuport-anchor-cuda.so" ||
+            fail "gpuport-tools lacks the CUDA anchor in lib/.../gpuport"
+    fi
     if [ -n "$(deb libgpuport0-cuda)" ]; then
         dpkg-deb -f "$(deb libgpuport0-cuda)" Depends | grep -q "libgpuport0 (= " || fail "libgpuport0-cuda does not depend on libgpuport0"
     fi
