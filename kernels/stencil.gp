@@ -230,9 +230,9 @@ GP_FUNC void st_stencil(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_REST
  * bytes of cells at a time as one vector of the language, so that the sums are vector
  * instructions whatever the compiler's vectorizer makes of the loop (pocl 5.0 left the plain
  * loop scalar: 0.40-0.73x a 16-thread C loop on a Xeon, 1.17-1.33x with vectors); then cell by
- * cell. A cell
- * (V T) or a vector of them (V a vector type) at x: L(p, i) reads p[i] on, S(v, p, i) writes.
- * The sums are those of st_sum_2d and st_sum_3d, in their order. */
+ * cell. ST_SPAN_AT computes a cell (V is T) or a vector of them (V a vector type) at x: L(p, i)
+ * reads p[i] on, S(v, p, i) writes. The sums are those of st_sum_2d and st_sum_3d, in their
+ * order. */
 #define ST_SPAN_AT(V, L, S)                                                                    \
     do {                                                                                       \
         V acc;                                                                                 \

@@ -124,6 +124,12 @@ static void check_grid(const gp_stencil *s, const int *dims, int with_source, si
         CHECK_OK(gp_mpi_grid_gather(g, GP_MPI_U, 0, got));
         gp_mpi_block b;
         CHECK_OK(gp_mpi_grid_get_block(g, &b));
+        /* A layout left to the library puts the most ranks along the slowest dimension. */
+        int three_d = s->shape == GP_STENCIL_7POINT;
+        if (!dims && (b.dims[0] > b.dims[1] || (three_d ? b.dims[1] > b.dims[2] : b.dims[2] != 1) ||
+                      (long)b.dims[0] * b.dims[1] * b.dims[2] != size))
+            note("the chosen layout is %dx%dx%d for %d ranks, %s", b.dims[0], b.dims[1], b.dims[2], size,
+                 shapes[s->shape]);
         if (rank == 0 && !why[0]) {
             void *want = one_device(s, steps, u0, src);
             for (size_t i = 0; i < n && !why[0]; i++)

@@ -287,7 +287,7 @@ static void gp__cl_fill_info(gp__cl_dev *d, gp_device_info *info)
         info->unified_memory = info->type == GP_DEVICE_CPU;
 
     /* Every build asks for argument info: launch uses it to catch an argument of the wrong kind. */
-    snprintf(d->build_options, sizeof d->build_options, "-cl-std=CL1.2 -cl-kernel-arg-info");
+    int len = snprintf(d->build_options, sizeof d->build_options, "-cl-std=CL1.2 -cl-kernel-arg-info");
     u32 = 0;
     cl_uint major = 0, minor = 0;
     if (gp__cl_has_word(ext, "cl_nv_device_attribute_query")) {
@@ -295,7 +295,7 @@ static void gp__cl_fill_info(gp__cl_dev *d, gp_device_info *info)
         if (gp__cl_device_get(id, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, &major, sizeof major) &&
             gp__cl_device_get(id, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, &minor, sizeof minor) && major < 100 &&
             minor < 10)
-            snprintf(d->build_options, sizeof d->build_options, "-cl-std=CL1.2 -cl-kernel-arg-info -DGP_NV_SM=%u",
+            snprintf(d->build_options + len, sizeof d->build_options - (size_t)len, " -DGP_NV_SM=%u",
                      major * 10 + minor);
     } else if (gp__cl_has_word(ext, "cl_amd_device_attribute_query"))
         gp__cl_device_get(id, CL_DEVICE_WAVEFRONT_WIDTH_AMD, &u32, sizeof u32);
