@@ -112,6 +112,28 @@ static void copy_every_direction(void **state)
     GP_OK(gp_stream_destroy(s));
 }
 
+/* A copy over 64 MiB, where a CPU device's copy stores past its caches: bytes before the
+ * destination's first 16-byte boundary, then 16 at a time, then the tail; its neighbours keep
+ * theirs. */
+static void copy_large(void **state)
+{
+    (void)state;
+    enum { N = (64 << 20) + 64, SO = 3, DO = 21, LEN = N - 40 };
+    unsigned char *src = tst_malloc(N), *model = tst_malloc(N);
+    tst_random_bytes(src, N, 5);
+    tst_random_bytes(model, N, 6);
+    gp_buffer *bs = tst_buffer(GP_MEMORY_DEVICE, N), *bd = tst_buffer(GP_MEMORY_DEVICE, N);
+    GP_OK(gp_buffer_write(NULL, bs, 0, src, N));
+    GP_OK(gp_buffer_write(NULL, bd, 0, model, N));
+    GP_OK(gp_buffer_copy(NULL, bd, DO, bs, SO, LEN));
+    memcpy(model + DO, src + SO, LEN);
+    tst_check_buffer(bd, model, N);
+    GP_OK(gp_buffer_destroy(bs));
+    GP_OK(gp_buffer_destroy(bd));
+    free(src);
+    free(model);
+}
+
 /* Copies between disjoint ranges of one buffer. */
 static void copy_within_buffer(void **state)
 {
@@ -194,6 +216,7 @@ static void fill_patterns(void **state)
 const struct CMUnitTest tst_copy_tests[] = {
     cmocka_unit_test(write_read_offsets),
     cmocka_unit_test(copy_every_direction),
+    cmocka_unit_test(copy_large),
     cmocka_unit_test(copy_within_buffer),
     cmocka_unit_test(async_chain),
     cmocka_unit_test(fill_patterns),

@@ -164,18 +164,23 @@ static gp_status do_read(gp_stream *stream, gp_buffer *src, size_t off, void *ds
  * the 16 cores of pocl 5.0 ran its copy at 0.18x a multi-threaded memcpy. Small copies, which
  * would wait for the compile of the kernel on first use, stay with the driver. */
 #define CPU_COPY_MIN ((size_t)1 << 20)
+/* From here on the copy's stores bypass the caches: copies this large would push their own
+ * data out of a CPU's last-level cache anyway. */
+#define CPU_COPY_STREAM ((size_t)64 << 20)
 static gp_status cpu_copy(gp_stream *stream, gp_buffer *dst, size_t doff, gp_buffer *src, size_t soff, size_t bytes,
                           int blocking)
 {
     gp_kernel *k;
-    gp_status st = gp__builtin_kernel(dst->dev, gp__src_copy, "", "gp_copy_cpu", 6, &k);
+    gp_status st = gp__builtin_kernel(dst->dev, gp__src_copy, "", "gp_copy_cpu", 7, &k);
     if (st != GP_SUCCESS) return st;
     uint64_t per = bytes / (4 * (dst->dev->info.compute_units ? dst->dev->info.compute_units : 1));
     per = per < 65536 ? 65536 : (per + 4095) / 4096 * 4096;
     uint64_t d = doff, s = soff, n = bytes;
+    uint32_t streaming = bytes >= CPU_COPY_STREAM;
     size_t global = (size_t)((n + per - 1) / per), local = 1;
-    gp_arg args[] = {GP_BUFFER(dst), GP_VALUE(d), GP_BUFFER(src), GP_VALUE(s), GP_VALUE(n), GP_VALUE(per)};
-    st = gp_kernel_launch(stream, k, 1, &global, &local, 6, args);
+    gp_arg args[] = {GP_BUFFER(dst), GP_VALUE(d),   GP_BUFFER(src),
+                     GP_VALUE(s),    GP_VALUE(n),   GP_VALUE(per), GP_VALUE(streaming)};
+    st = gp_kernel_launch(stream, k, 1, &global, &local, 7, args);
     return st == GP_SUCCESS && blocking ? gp_stream_synchronize(stream) : st;
 }
 
