@@ -41,55 +41,47 @@
     a3 = COMBINE(a3, MAP(v.w, (i) + 3));
 #endif
 
-/* CPUs (step == 1, each work-item its own chunk) in OpenCL C, for the built-in sum, product,
- * min and max of floating-point types, whose folds apply to the language's vectors as they
- * are: two 64-byte vectors of accumulators, eight 16-byte vectors a step. The scalar folds
- * below stay scalar code there (floating-point sums may not be reordered): on 16 Xeon cores
- * (pocl 5.0) they read 58-65 GB/s, these 97-120 GB/s, a vectorised C loop 79-99 GB/s. With
- * WIDE 0 (integers, argmin and argmax, user reductions, CUDA and HIP) this is nothing. */
+/* CPUs (step == 1, each work-item its own chunk) in OpenCL C, where the folds apply to the
+ * language's vectors as they are: the built-in sum, product, min and max of floating-point
+ * types, and user reductions whose expressions compile for vectors (src/core/reduce.c tries).
+ * Two 64-byte vectors of accumulators, WN elements each; AT(e) is the (mapped) vector of the
+ * elements from e, in units of PER elements. The scalar folds below stay scalar code there
+ * (floating-point sums may not be reordered): on 16 Xeon cores (pocl 5.0) they read 58-65
+ * GB/s, these 97-120 GB/s, a vectorised C loop 79-99 GB/s. With WIDE 0 this is nothing. */
 #if T_IS_FLOAT && defined(__OPENCL_VERSION__)
 #define GP_WIDE_OK 1
+#if GP_TYPE == 1
+#define GP_WIDE_T float16
+#define GP_WIDE_LOAD vload16
+#define GP_WIDE_N 16
+#else
+#define GP_WIDE_T double8
+#define GP_WIDE_LOAD vload8
+#define GP_WIDE_N 8
+#endif
 #else
 #define GP_WIDE_OK 0
 #endif
 #define GP_WIDE_CAT_(a, b) a##b
 #define GP_WIDE_CAT(a, b) GP_WIDE_CAT_(a, b)
-#define GP_WIDE_0(IDENT, COMBINE)
-#if GP_TYPE == 1
-#define GP_WIDE_T float16
-#define GP_WIDE_LOAD vload16
-/* Folds the lanes of acc into a0 .. a3 (a0, a1 for double). */
-#define GP_WIDE_FOLD(acc, COMBINE)                                                               \
-    {                                                                                          \
-        float8 h_ = COMBINE(acc.lo, acc.hi);                                                       \
-        float4 q_ = COMBINE(h_.lo, h_.hi);                                                     \
-        a0 = COMBINE(a0, q_.x);                                                                \
-        a1 = COMBINE(a1, q_.y);                                                                \
-        a2 = COMBINE(a2, q_.z);                                                                \
-        a3 = COMBINE(a3, q_.w);                                                                \
-    }
-#else
-#define GP_WIDE_T double8
-#define GP_WIDE_LOAD vload8
-#define GP_WIDE_FOLD(acc, COMBINE)                                                               \
-    {                                                                                          \
-        double4 h_ = COMBINE(acc.lo, acc.hi);                                                      \
-        double2 q_ = COMBINE(h_.lo, h_.hi);                                                    \
-        a0 = COMBINE(a0, q_.x);                                                                \
-        a1 = COMBINE(a1, q_.y);                                                                \
-    }
-#endif
-#define GP_WIDE_1(IDENT, COMBINE)                                                              \
+#define GP_WIDE_0(ACC, IDENT, AT, COMBINE_W, COMBINE, PER)
+#define GP_WIDE_1(ACC, IDENT, AT, COMBINE_W, COMBINE, PER)                                     \
     if (step == 1) {                                                                           \
-        GP_GLOBAL const T *e_ = (GP_GLOBAL const T *)v;                                        \
         GP_WIDE_T w0 = (GP_WIDE_T)(IDENT), w1 = w0;                                            \
-        for (; k + 7 < end; k += 8) {                                                          \
-            w0 = COMBINE(w0, GP_WIDE_LOAD(0, e_ + k * GP_VW));                                 \
-            w1 = COMBINE(w1, GP_WIDE_LOAD(0, e_ + (k + 4) * GP_VW));                           \
+        for (; k + 2 * GP_WIDE_N / (PER) <= end; k += 2 * GP_WIDE_N / (PER)) {                 \
+            w0 = COMBINE_W(w0, AT(k * (PER)));                                                 \
+            w1 = COMBINE_W(w1, AT(k * (PER) + GP_WIDE_N));                                     \
         }                                                                                      \
-        w0 = COMBINE(w0, w1);                                                                  \
-        GP_WIDE_FOLD(w0, COMBINE)                                                              \
+        w0 = COMBINE_W(w0, w1);                                                                \
+        for (uint l_ = 0; l_ < GP_WIDE_N; l_ += 4) {                                           \
+            a0 = COMBINE(a0, ((ACC *)&w0)[l_]);                                                \
+            a1 = COMBINE(a1, ((ACC *)&w0)[l_ + 1]);                                            \
+            a2 = COMBINE(a2, ((ACC *)&w0)[l_ + 2]);                                            \
+            a3 = COMBINE(a3, ((ACC *)&w0)[l_ + 3]);                                            \
+        }                                                                                      \
     }
+/* The vector from element e of the one-input kernels' aligned part v. */
+#define GP_WIDE_AT(e) GP_WIDE_LOAD(0, (GP_GLOBAL const T *)v + (e))
 
 /* The largest work-group the host launches these kernels with. */
 #define GP_REDUCE_GROUP 256
@@ -113,8 +105,8 @@
         tile[0] = r_;                                                                          \
     }
 
-#define GP_REDUCE_PARTIAL(NAME, ACC, IDENT, MAP, COMBINE) GP_REDUCE_PARTIAL_W(NAME, ACC, IDENT, MAP, COMBINE, 0)
-#define GP_REDUCE_PARTIAL_W(NAME, ACC, IDENT, MAP, COMBINE, WIDE)                               \
+#define GP_REDUCE_PARTIAL(NAME, ACC, IDENT, MAP, COMBINE) GP_REDUCE_PARTIAL_W(NAME, ACC, IDENT, MAP, COMBINE, 0, , )
+#define GP_REDUCE_PARTIAL_W(NAME, ACC, IDENT, MAP, COMBINE, WIDE, AT_W, COMBINE_W)              \
     GP_KERNEL void NAME##_partial(GP_GLOBAL const T *in, ulong off, ulong n, ulong first, ulong span, \
                                   ulong step, GP_GLOBAL ACC *partial)                          \
     {                                                                                          \
@@ -129,7 +121,7 @@
         GP_GLOBAL const GP_VEC *v = (GP_GLOBAL const GP_VEC *)(in + head);                     \
         ACC a0 = IDENT, a1 = IDENT, a2 = IDENT, a3 = IDENT;                                    \
         ulong k = g * first, end = k < nvec ? (nvec - k < span ? nvec : k + span) : k;         \
-        GP_WIDE_CAT(GP_WIDE_, WIDE)(IDENT, COMBINE)                                            \
+        GP_WIDE_CAT(GP_WIDE_, WIDE)(ACC, IDENT, AT_W, COMBINE_W, COMBINE, GP_VW)               \
         for (; k + step < end; k += 2 * step) {                                                \
             GP_VEC x = v[k], y = v[k + step];                                                  \
             GP_FOLD_VEC(a0, a1, a2, a3, x, head + k * GP_VW, MAP, COMBINE)                     \
@@ -158,13 +150,14 @@
     }
 
 #define GP_REDUCE_KERNELS(NAME, ACC, IDENT, MAP, COMBINE, OUT_T, FINISH, WIDE)                   \
-    GP_REDUCE_PARTIAL_W(NAME, ACC, IDENT, MAP, COMBINE, WIDE)                                  \
+    GP_REDUCE_PARTIAL_W(NAME, ACC, IDENT, MAP, COMBINE, WIDE, GP_WIDE_AT, COMBINE)              \
     GP_REDUCE_FINAL(NAME, ACC, IDENT, COMBINE, OUT_T, FINISH)
 
 /* The partial pass of a user reduction over several inputs: src/core/reduce.c defines
  * GP_IN_PARAMS, the inputs' parameters, and GP_IN_AT(i), the elements at index i as the map's
  * arguments. Scalar loads (the inputs may differ in type and alignment), four elements a step
- * into four accumulators; the host counts in steps of four as it counts vectors above. */
+ * into four accumulators; the host counts in steps of four as it counts vectors above. With
+ * GP_USER_WIDE 1, GP_USER_AT_W(e) is the mapped vector from element e (GP_WIDE_1 above). */
 #define GP_REDUCE_PARTIAL_N(NAME, ACC, IDENT, MAP, COMBINE)                                      \
     GP_KERNEL void NAME##_partial(GP_IN_PARAMS, ulong n, ulong first, ulong span, ulong step,   \
                                   GP_GLOBAL ACC *partial)                                      \
@@ -174,6 +167,7 @@
         ulong g = gp_global_id(0), nvec = n / 4, tail = nvec * 4;                              \
         ACC a0 = IDENT, a1 = IDENT, a2 = IDENT, a3 = IDENT;                                    \
         ulong k = g * first, end = k < nvec ? (nvec - k < span ? nvec : k + span) : k;         \
+        GP_WIDE_CAT(GP_WIDE_, GP_USER_WIDE)(ACC, IDENT, GP_USER_AT_W, gp_user_combine_w, COMBINE, 4) \
         for (; k < end; k += step) {                                                           \
             ulong i = 4 * k;                                                                   \
             a0 = COMBINE(a0, MAP(GP_IN_AT(i), i));                                             \

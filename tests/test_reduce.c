@@ -214,32 +214,54 @@ static void test_user(void **state)
     GP_OK(gp_buffer_write(NULL, bx, 0, x, n * sizeof *x));
     GP_OK(gp_buffer_write(NULL, bk, 0, k, n * sizeof *k));
 
-    gp_reduce_kernel *squares = NULL, *absmax = NULL, *count = NULL;
+    /* On CPU devices the f32 ones run on OpenCL vectors (kernels/reduce.gp, GP_WIDE_1), where
+     * the select of "positive" works lane by lane; "weighted" uses the index, which keeps it
+     * scalar there, and "above" does not compile on vectors (its select's ints make an int
+     * vector, which does not convert to float16), so that its creation falls back to the scalar
+     * kernel. */
+    gp_reduce_kernel *squares = NULL, *absmax = NULL, *count = NULL, *positive = NULL, *weighted = NULL, *above = NULL;
     gp_type f32 = GP_F32, i32 = GP_I32;
     GP_OK(gp_reduce_kernel_create(tst_dev, 1, &f32, GP_F32, "x * x", "a + b", "0", &squares));
     GP_OK(gp_reduce_kernel_create(tst_dev, 1, &f32, GP_F32, "fabs(x)", "fmax(a, b)", "0", &absmax));
     GP_OK(gp_reduce_kernel_create(tst_dev, 1, &i32, GP_U64, "x > 0 ? 1 : 0", "a + b", "0", &count));
+    GP_OK(gp_reduce_kernel_create(tst_dev, 1, &f32, GP_F32, "x > 0 ? x : 0", "a + b", "0", &positive));
+    GP_OK(gp_reduce_kernel_create(tst_dev, 1, &f32, GP_F32, "x * (float)(i % 3)", "a + b", "0", &weighted));
+    GP_OK(gp_reduce_kernel_create(tst_dev, 1, &f32, GP_F32, "x > 0 ? 1 : 0", "a + b", "0", &above));
     for (size_t off = 0; off < 3; off++) {
         size_t m = n - off;
-        long double ss = 0;
+        long double ss = 0, sp = 0, sw = 0, sw_abs = 0;
         float amax = 0;
-        uint64_t pos = 0;
+        uint64_t pos = 0, xpos = 0;
         for (size_t i = off; i < n; i++) {
+            xpos += x[i] > 0;
             ss += (long double)x[i] * x[i];
+            sp += x[i] > 0 ? x[i] : 0;
+            sw += (long double)x[i] * (float)((i - off) % 3);
+            sw_abs += fabsl((long double)x[i] * (float)((i - off) % 3));
             amax = fabsf(x[i]) > amax ? fabsf(x[i]) : amax;
             pos += k[i] > 0;
         }
-        float got_ss, got_max;
+        float got_ss, got_max, got_sp, got_sw, got_above;
         uint64_t got_pos;
         gp_view vx = GP_VIEW_AT(bx, off), vk = GP_VIEW_AT(bk, off);
         GP_OK(gp_reduce_kernel_run(NULL, squares, m, &vx, GP_VIEW_AT(out, 2)));
         GP_OK(gp_buffer_read(NULL, out, 8, &got_ss, sizeof got_ss));
         GP_OK(gp_reduce_kernel_run_to_host(NULL, absmax, m, &vx, &got_max));
         GP_OK(gp_reduce_kernel_run_to_host(NULL, count, m, &vk, &got_pos));
-        /* Each square rounds once (u x^2), then the sum: (n-1) u sum x^2, plus the reference's. */
-        long double bound = ((long double)m * tv_eps(GP_F32) + m * TV_EPS_REF) * ss * (1 + tv_eps(GP_F32));
+        GP_OK(gp_reduce_kernel_run_to_host(NULL, positive, m, &vx, &got_sp));
+        GP_OK(gp_reduce_kernel_run_to_host(NULL, weighted, m, &vx, &got_sw));
+        GP_OK(gp_reduce_kernel_run_to_host(NULL, above, m, &vx, &got_above));
+        /* Each square rounds once (u x^2), then the sum: (n-1) u sum x^2, plus the reference's.
+         * The positive and weighted terms are exact (weights 0, 1, 2): (n-1) u sum |term|. */
+        long double unit = (long double)m * tv_eps(GP_F32) + m * TV_EPS_REF;
+        long double bound = unit * ss * (1 + tv_eps(GP_F32));
         if (!(fabsl(got_ss - ss) <= bound))
             fail_msg("sum of squares at %zu: %.9g, expected %.12Lg within %.3Lg", off, got_ss, ss, bound);
+        assert_true(got_above == (float)xpos); /* sums of ones below 2^24: exact */
+        if (!(fabsl(got_sp - sp) <= unit * sp))
+            fail_msg("sum of positives at %zu: %.9g, expected %.12Lg within %.3Lg", off, got_sp, sp, unit * sp);
+        if (!(fabsl(got_sw - sw) <= unit * sw_abs))
+            fail_msg("weighted sum at %zu: %.9g, expected %.12Lg within %.3Lg", off, got_sw, sw, unit * sw_abs);
         assert_true(got_max == amax);
         assert_int_equal(got_pos, pos);
     }
@@ -251,6 +273,9 @@ static void test_user(void **state)
     gp_reduce_kernel_destroy(squares);
     gp_reduce_kernel_destroy(absmax);
     gp_reduce_kernel_destroy(count);
+    gp_reduce_kernel_destroy(positive);
+    gp_reduce_kernel_destroy(weighted);
+    gp_reduce_kernel_destroy(above);
     gp_buffer_destroy(bx);
     gp_buffer_destroy(bk);
     gp_buffer_destroy(out);

@@ -2,6 +2,7 @@
  * group folds the partials (kept in the stream's scratch) into the result. */
 #include "internal.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +156,109 @@ static const char *c_type(gp_type type)
     return gp_type_size(type) ? names[type] : NULL;
 }
 
+/* Whether an expression of a user reduction compiles on OpenCL vectors of the accumulator's
+ * type as it does on scalars: only the operands x, y, z, a and b, integer literals and floating
+ * ones the type holds as written (with an f for float: a double would narrow), operators, and
+ * math built-ins overloaded for vectors. Anything else (the index i, casts, other names,
+ * comments) keeps the scalar kernel alone, and spares CPU compilers a failed build (pocl
+ * prints "1 error generated." for it). */
+static int name_char(char c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+
+static int vector_safe(const char *e, gp_type acc_type)
+{
+    static const char *const names[] = {"x",    "y",     "z",    "a",    "b",     "fabs",  "fmin",  "fmax",
+                                        "sqrt", "rsqrt", "exp",  "exp2", "log",   "log2",  "log10", "sin",
+                                        "cos",  "tan",   "fma",  "mad",  "floor", "ceil",  "round", "trunc",
+                                        "copysign", "hypot", "atan", "tanh", "cbrt", "fdim"};
+    const size_t count = sizeof names / sizeof names[0];
+    for (const char *p = e; *p;) {
+        size_t n = 0, k = 0;
+        if (name_char(*p) && !(*p >= '0' && *p <= '9')) { /* a name */
+            while (name_char(p[n])) n++;
+            while (k < count && (strlen(names[k]) != n || strncmp(p, names[k], n))) k++;
+            if (k == count) return 0;
+        } else if ((*p >= '0' && *p <= '9') || (*p == '.' && p[1] >= '0' && p[1] <= '9')) { /* a number */
+            while (name_char(p[n]) || p[n] == '.' || ((p[n] == '+' || p[n] == '-') && (p[n - 1] | 32) == 'e')) n++;
+            size_t body = n - ((p[n - 1] | 32) == 'f'); /* digits, point, exponent; then an f or nothing */
+            if (strspn(p, "0123456789.eE+-") < body) return 0;
+            if (body == n && strcspn(p, ".eE") < n && acc_type != GP_F64) return 0; /* a double for float */
+        } else if (strchr("+-*<>=!?:(), \t\r\n", *p) || (*p == '/' && p[1] != '/' && p[1] != '*')) {
+            n = 1;
+        } else {
+            return 0;
+        }
+        p += n;
+    }
+    return 1;
+}
+
+/* printf into a new string; NULL when out of memory. */
+static char *format(const char *fmt, ...)
+{
+    va_list ap, again;
+    va_start(ap, fmt);
+    va_copy(again, ap);
+    int len = vsnprintf(NULL, 0, fmt, ap);
+    char *s = len >= 0 ? malloc((size_t)len + 1) : NULL;
+    if (s) vsnprintf(s, (size_t)len + 1, fmt, again);
+    va_end(again);
+    va_end(ap);
+    return s;
+}
+
+/* The program of a user reduction (gp_reduce_kernel_create). The reduce source defines the
+ * stamping macros; the user's functions follow it. One input takes the vector kernel of the
+ * built-in reductions; more take GP_REDUCE_PARTIAL_N. With wide, the map and combine also as
+ * functions of vectors of the accumulator's type. */
+static gp_status user_program(gp_device *device, size_t nin, const gp_type *in_types, gp_type acc_type,
+                              const char *const exprs[3], int wide, gp_program **program)
+{
+    static const char *const names[] = {"x", "y", "z"};
+    char params[256] = "", map_params[128] = "", at[128] = "", wide_params[128] = "", wide_at[256] = "";
+    for (size_t v = 0; v < nin; v++) {
+        const char *t = c_type(in_types[v]), *nm = names[v];
+        size_t pl = strlen(params), ml = strlen(map_params), al = strlen(at), wl = strlen(wide_params),
+               wal = strlen(wide_at);
+        snprintf(params + pl, sizeof params - pl, "%sGP_GLOBAL const %s *gp_%s, ulong gp_%so", v ? ", " : "", t, nm, nm);
+        snprintf(map_params + ml, sizeof map_params - ml, "%s %s, ", nin == 1 ? "T" : t, nm);
+        snprintf(at + al, sizeof at - al, "%sgp_%s[gp_%so + (i)]", v ? ", " : "", nm, nm);
+        snprintf(wide_params + wl, sizeof wide_params - wl, "%sGP_WIDE_T %s", v ? ", " : "", nm);
+        if (nin == 1)
+            snprintf(wide_at, sizeof wide_at, "GP_WIDE_AT(e)");
+        else
+            snprintf(wide_at + wal, sizeof wide_at - wal, "%sGP_WIDE_LOAD(0, gp_%s + gp_%so + (e))", v ? ", " : "", nm,
+                     nm);
+    }
+    if (nin == 1) params[0] = at[0] = '\0';
+    static const char fmt[] =
+        "#define GP_TYPE %d\n#define GP_REDUCE_USER 1\n%s\n"
+        "#define GP_IN_PARAMS %s\n#define GP_IN_AT(i) %s\n"
+        "typedef %s gp_acc;\n"
+        "GP_FUNC gp_acc gp_user_map(%sulong i)\n{\n    (void)i;\n    return (gp_acc)(\n#line 1 \"map\"\n%s\n    );\n}\n"
+        "GP_FUNC gp_acc gp_user_combine(gp_acc a, gp_acc b)\n{\n    return (gp_acc)(\n#line 1 \"combine\"\n%s\n    );\n}\n"
+        "GP_FUNC gp_acc gp_user_identity(void)\n{\n    return (gp_acc)(\n#line 1 \"identity\"\n%s\n    );\n}\n"
+        "%s"
+        "%s(gp_user_reduce, gp_acc, gp_user_identity(), gp_user_map, gp_user_combine%s)\n"
+        "GP_REDUCE_FINAL(gp_user_reduce, gp_acc, gp_user_identity(), gp_user_combine, gp_acc, GP_FINISH_ACC)\n";
+    static const char wide_fmt[] =
+        "#define GP_USER_WIDE 1\n#define GP_USER_AT_W(e) gp_user_map_w(%s)\n"
+        "GP_FUNC GP_WIDE_T gp_user_map_w(%s)\n{\n    return (GP_WIDE_T)(\n#line 1 \"map\"\n%s\n    );\n}\n"
+        "GP_FUNC GP_WIDE_T gp_user_combine_w(GP_WIDE_T a, GP_WIDE_T b)\n{\n    return (GP_WIDE_T)(\n#line 1 "
+        "\"combine\"\n%s\n    );\n}\n";
+    char *wide_src = wide ? format(wide_fmt, wide_at, wide_params, exprs[0], exprs[1]) : NULL;
+    const char *stamp = nin == 1 ? "GP_REDUCE_PARTIAL_W" : "GP_REDUCE_PARTIAL_N";
+    const char *stamp_args = nin > 1 ? "" : wide ? ", 1, GP_USER_AT_W, gp_user_combine_w" : ", 0, , ";
+    char *src = NULL;
+    if (!wide || wide_src)
+        src = format(fmt, (int)in_types[0], gp__src_reduce, params, at, c_type(acc_type), map_params, exprs[0],
+                     exprs[1], exprs[2], wide ? wide_src : "#define GP_USER_WIDE 0\n", stamp, stamp_args);
+    free(wide_src);
+    if (!src) return gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "gp_reduce_kernel_create: no host memory");
+    gp_status st = gp_program_create(device, src, NULL, program);
+    free(src);
+    return st;
+}
+
 gp_status gp_reduce_kernel_create(gp_device *device, size_t nin, const gp_type *in_types, gp_type acc_type,
                                   const char *map_expression, const char *combine_expression, const char *identity,
                                   gp_reduce_kernel **kernel)
@@ -183,42 +287,19 @@ gp_status gp_reduce_kernel_create(gp_device *device, size_t nin, const gp_type *
         if (exprs[e][strspn(exprs[e], " \t\r\n")] == '\0')
             return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: the %s is empty", fn, expr_names[e]);
     }
-    /* The reduce source defines the stamping macros; the user's functions follow it. One input
-     * takes the vector kernel of the built-in reductions; more take GP_REDUCE_PARTIAL_N. */
-    static const char *const names[] = {"x", "y", "z"};
-    char params[256] = "", map_params[128] = "", at[128] = "";
-    for (size_t v = 0; v < nin && nin > 1; v++) {
-        const char *t = c_type(in_types[v]), *nm = names[v];
-        size_t pl = strlen(params), ml = strlen(map_params), al = strlen(at);
-        snprintf(params + pl, sizeof params - pl, "%sGP_GLOBAL const %s *gp_%s, ulong gp_%so", v ? ", " : "", t, nm, nm);
-        snprintf(map_params + ml, sizeof map_params - ml, "%s %s, ", t, nm);
-        snprintf(at + al, sizeof at - al, "%sgp_%s[gp_%so + (i)]", v ? ", " : "", nm, nm);
-    }
-    if (nin == 1) snprintf(map_params, sizeof map_params, "T x, ");
-    static const char fmt[] =
-        "#define GP_TYPE %d\n#define GP_REDUCE_USER 1\n%s\n"
-        "#define GP_IN_PARAMS %s\n#define GP_IN_AT(i) %s\n"
-        "typedef %s gp_acc;\n"
-        "GP_FUNC gp_acc gp_user_map(%sulong i)\n{\n    (void)i;\n    return (gp_acc)(\n#line 1 \"map\"\n%s\n    );\n}\n"
-        "GP_FUNC gp_acc gp_user_combine(gp_acc a, gp_acc b)\n{\n    return (gp_acc)(\n#line 1 \"combine\"\n%s\n    );\n}\n"
-        "GP_FUNC gp_acc gp_user_identity(void)\n{\n    return (gp_acc)(\n#line 1 \"identity\"\n%s\n    );\n}\n"
-        "%s(gp_user_reduce, gp_acc, gp_user_identity(), gp_user_map, gp_user_combine)\n"
-        "GP_REDUCE_FINAL(gp_user_reduce, gp_acc, gp_user_identity(), gp_user_combine, gp_acc, GP_FINISH_ACC)\n";
-    const char *stamp = nin == 1 ? "GP_REDUCE_PARTIAL" : "GP_REDUCE_PARTIAL_N";
-    int len = snprintf(NULL, 0, fmt, (int)in_types[0], gp__src_reduce, params, at, c_type(acc_type), map_params,
-                       map_expression, combine_expression, identity, stamp);
     gp_reduce_kernel *k = calloc(1, sizeof *k);
-    char *src = len > 0 ? malloc((size_t)len + 1) : NULL;
-    if (!k || !src) {
-        free(k);
-        free(src);
-        return gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "%s: no host memory", fn);
-    }
-    snprintf(src, (size_t)len + 1, fmt, (int)in_types[0], gp__src_reduce, params, at, c_type(acc_type), map_params,
-             map_expression, combine_expression, identity, stamp);
+    if (!k) return gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "%s: no host memory", fn);
+    /* On a CPU device, where every input and the accumulator are one floating-point type and
+     * the expressions are vector_safe, they are tried on the language's vectors first
+     * (kernels/reduce.gp, GP_WIDE_1); where that does not compile, the scalar kernel alone. */
+    int wide = device->info.type == GP_DEVICE_CPU && (acc_type == GP_F32 || acc_type == GP_F64) &&
+               vector_safe(map_expression, acc_type) && vector_safe(combine_expression, acc_type);
+    for (size_t v = 0; v < nin; v++) wide = wide && in_types[v] == acc_type;
     gp_program *program = NULL;
-    gp_status st = gp_program_create(device, src, NULL, &program);
-    free(src);
+    gp_status st;
+    do {
+        st = user_program(device, nin, in_types, acc_type, exprs, wide, &program);
+    } while (st == GP_ERROR_BUILD_FAILED && wide-- > 0);
     if (st == GP_SUCCESS) st = gp__kernel_create(program, "gp_user_reduce_partial", 2 * nin + 5, &k->partial);
     if (st == GP_SUCCESS) st = gp__kernel_create(program, "gp_user_reduce_final", 4, &k->final);
     gp_program_destroy(program); /* the kernels hold it */
