@@ -47,10 +47,11 @@ struct gp_mpi_grid {
     face faces[6];
     int nfaces, rounds;
     int mapped;                  /* exchange through mapped buffers (no staging copy) */
-    gp_buffer *send, *recv;      /* packed faces on the device, or mapped */
-    gp_buffer *send_pinned, *recv_pinned;
-    void *send_host, *recv_host; /* staged: the pinned buffers' host memory, mapped for good;
-                                    mapped: send's and recv's while they are mapped */
+    gp_buffer *packed;           /* packed faces, to send then received (exchange_cells each),
+                                    on the device or mapped */
+    gp_buffer *pinned;           /* staged: the same in pinned host memory */
+    void *host;                  /* staged: the pinned buffer's host memory, mapped for good;
+                                    mapped: packed's while it is mapped */
     size_t exchange_cells;
     gp_program *program;
     gp_kernel *faces_kernel;
@@ -278,14 +279,15 @@ static void plan(gp_mpi_grid *g, const int *below, const int *above)
  * a launch costs more than packing a face), in 32-bit words: one row of work-items per row of a
  * face (its cells along x), LANES wide, walking the row. Face f's row of the table: its box's
  * first word in the local array when sending and when receiving, its first packed word, its
- * first row among all faces' rows, its words along x, its extent along y and its rows. */
+ * first row among all faces' rows, its words along x, its extent along y and its rows. Received
+ * faces are packed `base` words after the sent ones. */
 #define FACE_ROW 7
 #define LANES 32
 #define STR_(x) #x
 #define STR(x) STR_(x)
 static const char faces_source[] =
     "GP_KERNEL void gp_mpi_faces(GP_GLOBAL uint *grid, GP_GLOBAL uint *packed, GP_GLOBAL const ulong *faces,\n"
-    "                            uint first, uint last, ulong lx, ulong ly, uint unpack)\n"
+    "                            uint first, uint last, ulong lx, ulong ly, uint unpack, ulong base)\n"
     "{\n"
     "    ulong r = faces[" STR(FACE_ROW) " * first + 3] + gp_global_id(1);\n"
     "    uint f = first;\n"
@@ -294,7 +296,7 @@ static const char faces_source[] =
     "    if (r >= d[3] + d[6]) return;\n"
     "    ulong row = r - d[3], ex = d[4];\n"
     "    GP_GLOBAL uint *g = grid + d[unpack] + lx * (row % d[5] + ly * (row / d[5]));\n"
-    "    GP_GLOBAL uint *p = packed + d[2] + row * ex;\n"
+    "    GP_GLOBAL uint *p = packed + base + d[2] + row * ex;\n"
     "    for (ulong x = gp_global_id(0); x < ex; x += gp_global_size(0)) {\n"
     "        if (unpack) g[x] = p[x];\n"
     "        else p[x] = g[x];\n"
@@ -340,9 +342,8 @@ static void release(gp_mpi_grid *g)
     for (int i = 0; i < 5; i++) gp_reduce_kernel_destroy(g->reducers[i]);
     gp_kernel_destroy(g->faces_kernel);
     gp_program_destroy(g->program);
-    if (g->send_host) gp_buffer_unmap(NULL, g->mapped ? g->send : g->send_pinned);
-    if (g->recv_host) gp_buffer_unmap(NULL, g->mapped ? g->recv : g->recv_pinned);
-    gp_buffer *buffers[] = {g->u[0], g->u[1], g->source, g->send, g->recv, g->send_pinned, g->recv_pinned, g->table};
+    if (g->host) gp_buffer_unmap(NULL, g->mapped ? g->packed : g->pinned);
+    gp_buffer *buffers[] = {g->u[0], g->u[1], g->source, g->packed, g->pinned, g->table};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++) gp_buffer_destroy(buffers[i]);
     gp_event_destroy(g->interior_done);
     gp_event_destroy(g->slabs_done);
@@ -377,15 +378,12 @@ static gp_status allocate(gp_mpi_grid *g, const char *fn)
         return gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: GPUPORT_MPI_PATH=\"%s\" is not auto, mapped or staged",
                                  fn, path);
     g->mapped = path && *path && strcmp(path, "auto") ? strcmp(path, "mapped") == 0 : info.unified_memory;
-    size_t xbytes = g->exchange_cells * g->es;
-    gp_memory kind = g->mapped ? GP_MEMORY_MAPPED : GP_MEMORY_DEVICE;
-    KEEP(st, gp_buffer_create(g->dev, kind, xbytes, &g->send));
-    KEEP(st, gp_buffer_create(g->dev, kind, xbytes, &g->recv));
+    /* One buffer for the faces sent and those received: one map and one unmap a round. */
+    size_t xbytes = 2 * g->exchange_cells * g->es;
+    KEEP(st, gp_buffer_create(g->dev, g->mapped ? GP_MEMORY_MAPPED : GP_MEMORY_DEVICE, xbytes, &g->packed));
     if (!g->mapped) {
-        KEEP(st, gp_buffer_create(g->dev, GP_MEMORY_PINNED, xbytes, &g->send_pinned));
-        KEEP(st, gp_buffer_create(g->dev, GP_MEMORY_PINNED, xbytes, &g->recv_pinned));
-        KEEP(st, gp_buffer_map(NULL, g->send_pinned, &g->send_host));
-        KEEP(st, gp_buffer_map(NULL, g->recv_pinned, &g->recv_host));
+        KEEP(st, gp_buffer_create(g->dev, GP_MEMORY_PINNED, xbytes, &g->pinned));
+        KEEP(st, gp_buffer_map(NULL, g->pinned, &g->host));
     }
     /* The table counts 32-bit words: an element is es / 4 of them. */
     uint64_t rows[6 * FACE_ROW] = {0}, w = g->es / 4, first_row = 0;
@@ -684,8 +682,9 @@ gp_status gp_mpi_grid_gather(gp_mpi_grid *grid, gp_mpi_field field, int root, vo
 /* ---- Steps ------------------------------------------------------------------------------- */
 
 /* The faces of one round (faces first..last, packed one after another) between the local
- * array `grid` and the exchange buffer `packed`, queued on the comm stream. */
-static gp_status move_faces(gp_mpi_grid *g, int round, gp_buffer *grid, gp_buffer *packed, int unpack)
+ * array `grid` and g->packed, the sent ones or (unpack) the received ones, queued on the comm
+ * stream. */
+static gp_status move_faces(gp_mpi_grid *g, int round, gp_buffer *grid, int unpack)
 {
     uint32_t first = UINT32_MAX, last = 0, dir = (uint32_t)unpack;
     for (int i = 0; i < g->nfaces; i++)
@@ -695,31 +694,30 @@ static gp_status move_faces(gp_mpi_grid *g, int round, gp_buffer *grid, gp_buffe
         }
     if (first == UINT32_MAX) return GP_SUCCESS;
     uint64_t w = g->es / 4, lx = g->block.local[0] * w, ly = g->block.local[1];
+    uint64_t base = unpack ? g->exchange_cells * w : 0;
     size_t rows = 0, global[2], local[2] = {LANES, 1};
     for (uint32_t i = first; i <= last; i++) rows += g->faces[i].extent[1] * g->faces[i].extent[2];
     global[0] = LANES;
     global[1] = rows;
-    gp_arg args[] = {GP_BUFFER(grid), GP_BUFFER(packed), GP_BUFFER(g->table), GP_VALUE(first), GP_VALUE(last),
-                     GP_VALUE(lx), GP_VALUE(ly), GP_VALUE(dir)};
+    gp_arg args[] = {GP_BUFFER(grid), GP_BUFFER(g->packed), GP_BUFFER(g->table), GP_VALUE(first), GP_VALUE(last),
+                     GP_VALUE(lx),     GP_VALUE(ly),        GP_VALUE(dir),      GP_VALUE(base)};
     return gp_kernel_launch(g->comm_stream, g->faces_kernel, 2, global, local, sizeof args / sizeof args[0], args);
 }
 
-/* Mapped path: unmaps the exchange buffers where they are mapped (also after a failed unmap,
- * which would otherwise fail every later run). */
+/* Mapped path: unmaps the exchange buffer where it is mapped (also after a failed unmap, which
+ * would otherwise fail every later run). */
 static gp_status unmap_exchange(gp_mpi_grid *g)
 {
-    gp_status st = GP_SUCCESS;
-    if (g->send_host && (st = gp_buffer_unmap(g->comm_stream, g->send)) == GP_SUCCESS) g->send_host = NULL;
-    gp_status u = g->recv_host ? gp_buffer_unmap(g->comm_stream, g->recv) : GP_SUCCESS;
-    if (u == GP_SUCCESS) g->recv_host = NULL;
-    return st != GP_SUCCESS ? st : u;
+    gp_status st = g->host ? gp_buffer_unmap(g->comm_stream, g->packed) : GP_SUCCESS;
+    if (st == GP_SUCCESS) g->host = NULL;
+    return st;
 }
 
-/* Enqueues the packing of one round's faces of `in` into g->send, on the comm stream. */
+/* Enqueues the packing of one round's faces of `in` into g->packed, on the comm stream. */
 static gp_status pack(gp_mpi_grid *g, gp_buffer *in, int round, gp_status st)
 {
     if (g->mapped) KEEP(st, unmap_exchange(g));
-    KEEP(st, move_faces(g, round, in, g->send, 0));
+    KEEP(st, move_faces(g, round, in, 0));
     return st;
 }
 
@@ -736,25 +734,25 @@ static gp_status exchange(gp_mpi_grid *g, const char *fn, gp_buffer *in, int rou
         end = f->at + f->cells > end ? f->at + f->cells : end;
     }
     if (first == SIZE_MAX) return st;
-    size_t off = first * g->es, bytes = (end - first) * g->es;
+    /* The received faces lie `back` bytes after the sent ones. */
+    size_t off = first * g->es, bytes = (end - first) * g->es, back = g->exchange_cells * g->es;
     if (g->mapped) {
-        KEEP(st, gp_buffer_map(g->comm_stream, g->send, &g->send_host));
-        KEEP(st, gp_buffer_map(g->comm_stream, g->recv, &g->recv_host));
+        KEEP(st, gp_buffer_map(g->comm_stream, g->packed, &g->host));
     } else {
-        KEEP(st, gp_buffer_read_async(g->comm_stream, g->send, off, (char *)g->send_host + off, bytes));
+        KEEP(st, gp_buffer_read_async(g->comm_stream, g->packed, off, (char *)g->host + off, bytes));
         KEEP(st, gp_stream_synchronize(g->comm_stream));
     }
     double t0 = now();
     /* Messages go whatever st says; without host memory they carry nothing. */
     static char dummy[1];
-    char *send_host = g->send_host, *recv_host = g->recv_host;
+    char *host = g->host;
     MPI_Request req[12];
     int n = 0, err = MPI_SUCCESS;
     for (int i = 0; i < g->nfaces && err == MPI_SUCCESS; i++) {
         const face *f = &g->faces[i];
         if (f->round != round) continue;
-        char *r = recv_host ? recv_host + f->at * g->es : dummy, *s = send_host ? send_host + f->at * g->es : dummy;
-        int count = recv_host && send_host ? (int)(f->cells * g->es) : 0;
+        char *s = host ? host + f->at * g->es : dummy, *r = host ? host + back + f->at * g->es : dummy;
+        int count = host ? (int)(f->cells * g->es) : 0;
         err = MPI_Irecv(r, count, MPI_BYTE, f->peer, TAG + round, g->comm, &req[n++]);
         if (err == MPI_SUCCESS) err = MPI_Isend(s, count, MPI_BYTE, f->peer, TAG + round, g->comm, &req[n++]);
     }
@@ -765,9 +763,9 @@ static gp_status exchange(gp_mpi_grid *g, const char *fn, gp_buffer *in, int rou
         gp_status u = unmap_exchange(g); /* whatever happened before */
         KEEP(st, u);
     } else {
-        KEEP(st, gp_buffer_write_async(g->comm_stream, g->recv, off, recv_host + off, bytes));
+        KEEP(st, gp_buffer_write_async(g->comm_stream, g->packed, back + off, host + back + off, bytes));
     }
-    KEEP(st, move_faces(g, round, in, g->recv, 1));
+    KEEP(st, move_faces(g, round, in, 1));
     return st;
 }
 
