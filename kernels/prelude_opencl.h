@@ -133,7 +133,11 @@ GP__SHFL_TYPE2(double)
 GP__SG_TYPE(double, double, fmin, fmax, -INFINITY, INFINITY)
 #endif
 #elif defined(cl_khr_subgroups)
+/* clang declares the functions without it, and newer clang warns about it under OpenCL C 1.2
+ * (pocl 5.0 printed "1 warning generated." for every program). */
+#ifndef __clang__
 #pragma OPENCL EXTENSION cl_khr_subgroups : enable
+#endif
 #define GP_HAS_SUBGROUPS 1
 #define gp_sub_group_size() ((uint)get_max_sub_group_size())
 #define gp_sub_group_local_id() ((uint)get_sub_group_local_id())

@@ -44,8 +44,8 @@
 /* CPUs (step == 1, each work-item its own chunk) in OpenCL C, where the folds apply to the
  * language's vectors as they are: the built-in sum, product, min and max of floating-point
  * types, and user reductions whose expressions compile for vectors (src/core/reduce.c tries).
- * Two 64-byte vectors of accumulators, WN elements each; AT(e) is the (mapped) vector of the
- * elements from e, in units of PER elements. The scalar folds below stay scalar code there
+ * Two 64-byte vectors of accumulators, GP_WIDE_N elements each; AT(e) is the (mapped) vector of
+ * the elements from e, PER elements to a unit of k. The scalar folds below stay scalar code there
  * (floating-point sums may not be reordered): on 16 Xeon cores (pocl 5.0) they read 58-65
  * GB/s, these 97-120 GB/s, a vectorised C loop 79-99 GB/s. With WIDE 0 this is nothing. */
 #if T_IS_FLOAT && defined(__OPENCL_VERSION__)
