@@ -49,39 +49,54 @@ GP_FUNC st_row st_load(GP_GLOBAL const T *GP_RESTRICT row, uint x, uint xm, uint
     return v;
 }
 
-/* The weighted sums, in the weights' order (the device compiler may fuse them into FMAs). */
+/* The weighted sums into acc, in the weights' order (the device compiler may fuse them into
+ * FMAs), for cells (T) or, in the CPU variant's st_span, vectors of them: one definition, so
+ * that both variants add the same terms in the same order. */
+#define ST_SUM_5POINT(acc, k, c, l, r, s, u)                                                   \
+    do {                                                                                       \
+        acc = (k).w0 * (c);                                                                    \
+        acc += (k).w1 * (l);                                                                   \
+        acc += (k).w2 * (r);                                                                   \
+        acc += (k).w3 * (s);                                                                   \
+        acc += (k).w4 * (u);                                                                   \
+    } while (0)
+#define ST_SUM_3X3(acc, k, sl, sc, sr, cl, cc, cr, ul, uc, ur)                                 \
+    do {                                                                                       \
+        acc = (k).w0 * (sl);                                                                   \
+        acc += (k).w1 * (sc);                                                                  \
+        acc += (k).w2 * (sr);                                                                  \
+        acc += (k).w3 * (cl);                                                                  \
+        acc += (k).w4 * (cc);                                                                  \
+        acc += (k).w5 * (cr);                                                                  \
+        acc += (k).w6 * (ul);                                                                  \
+        acc += (k).w7 * (uc);                                                                  \
+        acc += (k).w8 * (ur);                                                                  \
+    } while (0)
+#define ST_SUM_7POINT(acc, k, c, l, r, s, n, below, above)                                     \
+    do {                                                                                       \
+        acc = (k).w0 * (c);                                                                    \
+        acc += (k).w1 * (l);                                                                   \
+        acc += (k).w2 * (r);                                                                   \
+        acc += (k).w3 * (s);                                                                   \
+        acc += (k).w4 * (n);                                                                   \
+        acc += (k).w5 * (below);                                                               \
+        acc += (k).w6 * (above);                                                               \
+    } while (0)
+
 GP_FUNC T st_sum_2d(st_row s, st_row c, st_row u, st_coef k, int box)
 {
     T acc;
-    if (box) {
-        acc = k.w0 * s.l;
-        acc += k.w1 * s.c;
-        acc += k.w2 * s.r;
-        acc += k.w3 * c.l;
-        acc += k.w4 * c.c;
-        acc += k.w5 * c.r;
-        acc += k.w6 * u.l;
-        acc += k.w7 * u.c;
-        acc += k.w8 * u.r;
-    } else {
-        acc = k.w0 * c.c;
-        acc += k.w1 * c.l;
-        acc += k.w2 * c.r;
-        acc += k.w3 * s.c;
-        acc += k.w4 * u.c;
-    }
+    if (box)
+        ST_SUM_3X3(acc, k, s.l, s.c, s.r, c.l, c.c, c.r, u.l, u.c, u.r);
+    else
+        ST_SUM_5POINT(acc, k, c.c, c.l, c.r, s.c, u.c);
     return acc;
 }
 
 GP_FUNC T st_sum_3d(T c, T l, T r, T s, T n, T below, T above, st_coef k)
 {
-    T acc = k.w0 * c;
-    acc += k.w1 * l;
-    acc += k.w2 * r;
-    acc += k.w3 * s;
-    acc += k.w4 * n;
-    acc += k.w5 * below;
-    acc += k.w6 * above;
+    T acc;
+    ST_SUM_7POINT(acc, k, c, l, r, s, n, below, above);
     return acc;
 }
 
@@ -231,36 +246,17 @@ GP_FUNC void st_stencil(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_REST
  * instructions whatever the compiler's vectorizer makes of the loop (pocl 5.0 left the plain
  * loop scalar: 0.40-0.73x a 16-thread C loop on a Xeon, 1.17-1.33x with vectors); then cell by
  * cell. ST_SPAN_AT computes a cell (V is T) or a vector of them (V a vector type) at x: L(p, i)
- * reads p[i] on, S(v, p, i) writes. The sums are those of st_sum_2d and st_sum_3d, in their
- * order. */
+ * reads p[i] on, S(v, p, i) writes. The sums are the ST_SUM_ ones above. */
 #define ST_SPAN_AT(V, L, S)                                                                    \
     do {                                                                                       \
         V acc;                                                                                 \
-        if (shape == 2) {                                                                      \
-            acc = k.w0 * L(in, x);                                                             \
-            acc += k.w1 * L(in, x - 1);                                                        \
-            acc += k.w2 * L(in, x + 1);                                                        \
-            acc += k.w3 * L(s, x);                                                             \
-            acc += k.w4 * L(u, x);                                                             \
-            acc += k.w5 * L(b, x);                                                             \
-            acc += k.w6 * L(a, x);                                                             \
-        } else if (shape == 1) {                                                               \
-            acc = k.w0 * L(s, x - 1);                                                          \
-            acc += k.w1 * L(s, x);                                                             \
-            acc += k.w2 * L(s, x + 1);                                                         \
-            acc += k.w3 * L(in, x - 1);                                                        \
-            acc += k.w4 * L(in, x);                                                            \
-            acc += k.w5 * L(in, x + 1);                                                        \
-            acc += k.w6 * L(u, x - 1);                                                         \
-            acc += k.w7 * L(u, x);                                                             \
-            acc += k.w8 * L(u, x + 1);                                                         \
-        } else {                                                                               \
-            acc = k.w0 * L(in, x);                                                             \
-            acc += k.w1 * L(in, x - 1);                                                        \
-            acc += k.w2 * L(in, x + 1);                                                        \
-            acc += k.w3 * L(s, x);                                                             \
-            acc += k.w4 * L(u, x);                                                             \
-        }                                                                                      \
+        if (shape == 2)                                                                        \
+            ST_SUM_7POINT(acc, k, L(in, x), L(in, x - 1), L(in, x + 1), L(s, x), L(u, x), L(b, x), L(a, x)); \
+        else if (shape == 1)                                                                   \
+            ST_SUM_3X3(acc, k, L(s, x - 1), L(s, x), L(s, x + 1), L(in, x - 1), L(in, x), L(in, x + 1), \
+                       L(u, x - 1), L(u, x), L(u, x + 1));                                     \
+        else                                                                                   \
+            ST_SUM_5POINT(acc, k, L(in, x), L(in, x - 1), L(in, x + 1), L(s, x), L(u, x));     \
         if (has_src) acc += k.sw * L(src, x);                                                  \
         S(acc, out, x);                                                                        \
     } while (0)
