@@ -125,6 +125,13 @@ int gp__topic_listed(const char *list, const char *topic);
  * leave its place there, brackets balanced and comments and literals closed, with no
  * preprocessor line or line splice; statements allows ';' and braces (a map snippet). */
 int gp__check_user_code(const char *text, int statements, char *why, size_t len);
+/* Whether a user reduction's expression compiles on OpenCL vectors (of float, or of double
+ * with doubles) as it does on scalars: only the operands x, y, z, a and b, integer literals,
+ * floating ones of the type as written (an f for float: a double would narrow), operators and
+ * math built-ins overloaded for vectors. Anything else (the index i, casts, other names,
+ * comments) keeps the scalar kernel, and spares CPU compilers a failed build (pocl prints
+ * "1 error generated." for one). */
+int gp__vector_safe(const char *expression, int doubles);
 /* Kernel `name`'s parameters as src declares them ("GP_KERNEL void name(...)"), object-like
  * macros of the -D words (defines) and of src's own #define and typedef lines resolved: the
  * count (the first max written to out), or (size_t)-1 when the declaration is not found.

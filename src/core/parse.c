@@ -176,6 +176,35 @@ static int is_ident(char c) { return isalnum((unsigned char)c) || c == '_'; }
 
 static int word_is(word w, const char *s) { return strlen(s) == w.n && strncmp(w.p, s, w.n) == 0; }
 
+int gp__vector_safe(const char *e, int doubles)
+{
+    static const char *const names[] = {"x",     "y",    "z",     "a",     "b",     "fabs",     "fmin",  "fmax",
+                                        "sqrt",  "rsqrt", "exp",  "exp2",  "log",   "log2",     "log10", "sin",
+                                        "cos",   "tan",   "fma",  "mad",   "floor", "ceil",     "round", "trunc",
+                                        "hypot", "atan",  "tanh", "cbrt",  "fdim",  "copysign"};
+    for (const char *p = e; *p;) {
+        word w = {p, 0};
+        if (isdigit((unsigned char)*p) || (*p == '.' && isdigit((unsigned char)p[1]))) { /* a number */
+            while (is_ident(p[w.n]) || p[w.n] == '.' || ((p[w.n] == '+' || p[w.n] == '-') && (p[w.n - 1] | 32) == 'e'))
+                w.n++;
+            size_t body = w.n - ((p[w.n - 1] | 32) == 'f'); /* digits, point, exponent; then an f or nothing */
+            if (strspn(p, "0123456789.eE+-") < body) return 0;
+            if (body == w.n && strcspn(p, ".eE") < w.n && !doubles) return 0; /* a double for float */
+        } else if (is_ident(*p)) { /* a name */
+            while (is_ident(p[w.n])) w.n++;
+            size_t k = 0;
+            while (k < sizeof names / sizeof names[0] && !word_is(w, names[k])) k++;
+            if (k == sizeof names / sizeof names[0]) return 0;
+        } else if (strchr("+-*<>=!?:(), \t\r\n", *p) || (*p == '/' && p[1] != '/' && p[1] != '*')) {
+            w.n = 1;
+        } else {
+            return 0;
+        }
+        p += w.n;
+    }
+    return 1;
+}
+
 /* The replacement of an object-like macro named w: from the -D words ("-DNAME=VALUE"), then
  * the source's own "#define NAME VALUE" and "typedef VALUE NAME;" lines: 1, or 0 when there is
  * none, or -1 when the source defines it twice (under #if, say: then which one holds is the

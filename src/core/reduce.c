@@ -156,42 +156,6 @@ static const char *c_type(gp_type type)
     return gp_type_size(type) ? names[type] : NULL;
 }
 
-/* Whether an expression of a user reduction compiles on OpenCL vectors of the accumulator's
- * type as it does on scalars: only the operands x, y, z, a and b, integer literals and floating
- * ones the type holds as written (with an f for float: a double would narrow), operators, and
- * math built-ins overloaded for vectors. Anything else (the index i, casts, other names,
- * comments) keeps the scalar kernel alone, and spares CPU compilers a failed build (pocl
- * prints "1 error generated." for it). */
-static int name_char(char c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
-
-static int vector_safe(const char *e, gp_type acc_type)
-{
-    static const char *const names[] = {"x",    "y",     "z",    "a",    "b",     "fabs",  "fmin",  "fmax",
-                                        "sqrt", "rsqrt", "exp",  "exp2", "log",   "log2",  "log10", "sin",
-                                        "cos",  "tan",   "fma",  "mad",  "floor", "ceil",  "round", "trunc",
-                                        "copysign", "hypot", "atan", "tanh", "cbrt", "fdim"};
-    const size_t count = sizeof names / sizeof names[0];
-    for (const char *p = e; *p;) {
-        size_t n = 0, k = 0;
-        if (name_char(*p) && !(*p >= '0' && *p <= '9')) { /* a name */
-            while (name_char(p[n])) n++;
-            while (k < count && (strlen(names[k]) != n || strncmp(p, names[k], n))) k++;
-            if (k == count) return 0;
-        } else if ((*p >= '0' && *p <= '9') || (*p == '.' && p[1] >= '0' && p[1] <= '9')) { /* a number */
-            while (name_char(p[n]) || p[n] == '.' || ((p[n] == '+' || p[n] == '-') && (p[n - 1] | 32) == 'e')) n++;
-            size_t body = n - ((p[n - 1] | 32) == 'f'); /* digits, point, exponent; then an f or nothing */
-            if (strspn(p, "0123456789.eE+-") < body) return 0;
-            if (body == n && strcspn(p, ".eE") < n && acc_type != GP_F64) return 0; /* a double for float */
-        } else if (strchr("+-*<>=!?:(), \t\r\n", *p) || (*p == '/' && p[1] != '/' && p[1] != '*')) {
-            n = 1;
-        } else {
-            return 0;
-        }
-        p += n;
-    }
-    return 1;
-}
-
 /* printf into a new string; NULL when out of memory. */
 static char *format(const char *fmt, ...)
 {
@@ -290,10 +254,10 @@ gp_status gp_reduce_kernel_create(gp_device *device, size_t nin, const gp_type *
     gp_reduce_kernel *k = calloc(1, sizeof *k);
     if (!k) return gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "%s: no host memory", fn);
     /* On a CPU device, where every input and the accumulator are one floating-point type and
-     * the expressions are vector_safe, they are tried on the language's vectors first
+     * the expressions are gp__vector_safe, they are tried on the language's vectors first
      * (kernels/reduce.gp, GP_WIDE_1); where that does not compile, the scalar kernel alone. */
     int wide = device->info.type == GP_DEVICE_CPU && (acc_type == GP_F32 || acc_type == GP_F64) &&
-               vector_safe(map_expression, acc_type) && vector_safe(combine_expression, acc_type);
+               gp__vector_safe(map_expression, acc_type == GP_F64) && gp__vector_safe(combine_expression, acc_type == GP_F64);
     for (size_t v = 0; v < nin; v++) wide = wide && in_types[v] == acc_type;
     gp_program *program = NULL;
     gp_status st;

@@ -3,7 +3,7 @@
  * generated text, written apart from the checker: trigraphs, then line splices, then comments,
  * literals and (digraph-aware) brackets. Within the user's text the bracket depth must never
  * fall below the function body's, no preprocessor line may start, and the marker placed after
- * the text must be read as code, inside the body. */
+ * the text must be read as code, inside the body. Also gp__vector_safe, on every text. */
 #include "fuzz.h"
 
 typedef struct ch {
@@ -42,6 +42,13 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     if (size == 0 || size > 2000) return 0;
     int statements = data[0] & 1;
     char *text = fuzz_text(data + 1, size - 1), why[160];
+    /* gp__vector_safe (any text: it reads within it) passes nothing but names, numbers,
+     * operators, parentheses, commas and blanks, and no comment. */
+    if (gp__vector_safe(text, data[0] & 2)) {
+        FUZZ_REQUIRE(strspn(text, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_."
+                                  "+-*/<>=!?:(), \t\r\n") == strlen(text));
+        FUZZ_REQUIRE(!strstr(text, "//") && !strstr(text, "/*"));
+    }
     if (!gp__check_user_code(text, statements, why, sizeof why)) {
         FUZZ_REQUIRE(why[0] != '\0');
         free(text);
