@@ -215,15 +215,40 @@ GP_KERNEL void gp_gemm(GP_GLOBAL const T *A, ulong a_off, IDX lda, GP_GLOBAL con
         }                                                                                      \
     } while (0)
 #endif
+/* Stores a step's tiles from ra and rb into local buffer buf, k-major. Where a vector of the global
+ * loads lies along m (n), it is stored whole: element by element, a warp's stores of
+ * neighbouring vectors would fall four (f32) or two (f64) to a bank. */
+#define GEMM_WRITE(n, p, s) GEMM_CAT(GEMM_WRITE, n)(p, s)
+#define GEMM_WRITE1(p, s) *(p) = (s)[0]
+#define GEMM_WRITE2(p, s)                                                                      \
+    do {                                                                                       \
+        GEMM_CAT(T, 2) v_;                                                                     \
+        v_.x = (s)[0], v_.y = (s)[1];                                                          \
+        *(GP_LOCAL_PTR(GEMM_CAT(T, 2)))(p) = v_;                                               \
+    } while (0)
+#define GEMM_WRITE4(p, s)                                                                      \
+    do {                                                                                       \
+        GEMM_CAT(T, 4) v_;                                                                     \
+        v_.x = (s)[0], v_.y = (s)[1], v_.z = (s)[2], v_.w = (s)[3];                            \
+        *(GP_LOCAL_PTR(GEMM_CAT(T, 4)))(p) = v_;                                               \
+    } while (0)
 #define GEMM_STORE(buf)                                                                        \
     do {                                                                                       \
-        _Pragma("unroll") for (uint l = 0; l < LA; l++) {                                      \
-            uint e = (t + l / VLA * NT) * VLA + l % VLA;                                       \
-            As[(buf) * (TK * SA) + A_KK(e) * SA + A_II(e)] = ra[l];                            \
+        _Pragma("unroll") for (uint l = 0; l < LA; l += VLA) {                                 \
+            uint e = (t + l / VLA * NT) * VLA;                                                 \
+            if (TRANS_A)                                                                       \
+                GEMM_WRITE(VLA, As + (buf) * (TK * SA) + A_KK(e) * SA + A_II(e), ra + l);      \
+            else                                                                               \
+                _Pragma("unroll") for (uint v = 0; v < VLA; v++)                               \
+                    As[(buf) * (TK * SA) + A_KK(e + v) * SA + A_II(e + v)] = ra[l + v];       \
         }                                                                                      \
-        _Pragma("unroll") for (uint l = 0; l < LB; l++) {                                      \
-            uint e = (t + l / VLB * NT) * VLB + l % VLB;                                       \
-            Bs[(buf) * (TK * SB) + B_KK(e) * SB + B_JJ(e)] = rb[l];                            \
+        _Pragma("unroll") for (uint l = 0; l < LB; l += VLB) {                                 \
+            uint e = (t + l / VLB * NT) * VLB;                                                 \
+            if (!TRANS_B)                                                                      \
+                GEMM_WRITE(VLB, Bs + (buf) * (TK * SB) + B_KK(e) * SB + B_JJ(e), rb + l);      \
+            else                                                                               \
+                _Pragma("unroll") for (uint v = 0; v < VLB; v++)                               \
+                    Bs[(buf) * (TK * SB) + B_KK(e + v) * SB + B_JJ(e + v)] = rb[l + v];       \
         }                                                                                      \
     } while (0)
 #if DIRECT
