@@ -34,9 +34,10 @@ static const gp_gemm_params candidates[] = {
  * on an H100 (132 SMs) with CUDA 13 against cuBLAS without TF32, N = 512 / 1024 / 2048 / 4096:
  * f32 128x128 0.61 / 0.52 / 0.86 / 0.85, 64x128 0.74 / 0.84 / 0.71, 64x32 1.44 / 0.69 / 0.54;
  * f64 (FP64 matrix instructions) 128x128 0.37 / 0.39 / 0.70 / 0.70, 128x64 0.52 / 0.60 / 0.67 /
- * 0.67, 64x64x8 (4x4) 0.96 / 0.64 / 0.46. NVIDIA's OpenCL runs the same kernel (f64 on the
- * same instructions) at 0.95-1.02x the CUDA backend's speed from N = 768, so it takes the same
- * row. */
+ * 0.67, 64x64x8 (4x4) 0.96 / 0.64 / 0.46; since the whole-vector stores into the local tiles,
+ * the defaults give f32 0.87-0.89 and f64 0.72-0.74 from N = 2048. NVIDIA's OpenCL runs the same
+ * kernel (f64 on the same instructions) at 0.95-1.03x the CUDA backend's speed from N = 768, so
+ * it takes the same row. */
 typedef struct gemm_class {
     const char *name;
     gp_gemm_params p[2][3];
