@@ -236,24 +236,20 @@ GP_KERNEL void gp_gemm(GP_GLOBAL const T *A, ulong a_off, IDX lda, GP_GLOBAL con
         v_.x = (s)[0], v_.y = (s)[1], v_.z = (s)[2], v_.w = (s)[3];                            \
         *(GP_LOCAL_PTR(GEMM_CAT(T, 4)))(p) = v_;                                               \
     } while (0)
+/* One tile: S (rows of SS) from r, L elements an item in vectors of VL; whole: vector stores. */
+#define GEMM_STORE_TILE(buf, S, SS, r, L, VL, KK, II, whole)                                   \
+    _Pragma("unroll") for (uint l = 0; l < (L); l += (VL)) {                                   \
+        uint e = (t + l / (VL) * NT) * (VL);                                                   \
+        if (whole)                                                                             \
+            GEMM_WRITE(VL, S + (buf) * (TK * SS) + KK(e) * SS + II(e), r + l);                 \
+        else                                                                                   \
+            _Pragma("unroll") for (uint v = 0; v < (VL); v++)                                  \
+                S[(buf) * (TK * SS) + KK(e + v) * SS + II(e + v)] = r[l + v];                  \
+    }
 #define GEMM_STORE(buf)                                                                        \
     do {                                                                                       \
-        _Pragma("unroll") for (uint l = 0; l < LA; l += VLA) {                                 \
-            uint e = (t + l / VLA * NT) * VLA;                                                 \
-            if (TRANS_A && GEMM_WHOLE)                                                         \
-                GEMM_WRITE(VLA, As + (buf) * (TK * SA) + A_KK(e) * SA + A_II(e), ra + l);      \
-            else                                                                               \
-                _Pragma("unroll") for (uint v = 0; v < VLA; v++)                               \
-                    As[(buf) * (TK * SA) + A_KK(e + v) * SA + A_II(e + v)] = ra[l + v];       \
-        }                                                                                      \
-        _Pragma("unroll") for (uint l = 0; l < LB; l += VLB) {                                 \
-            uint e = (t + l / VLB * NT) * VLB;                                                 \
-            if (!TRANS_B && GEMM_WHOLE)                                                        \
-                GEMM_WRITE(VLB, Bs + (buf) * (TK * SB) + B_KK(e) * SB + B_JJ(e), rb + l);      \
-            else                                                                               \
-                _Pragma("unroll") for (uint v = 0; v < VLB; v++)                               \
-                    Bs[(buf) * (TK * SB) + B_KK(e + v) * SB + B_JJ(e + v)] = rb[l + v];       \
-        }                                                                                      \
+        GEMM_STORE_TILE(buf, As, SA, ra, LA, VLA, A_KK, A_II, TRANS_A && GEMM_WHOLE)           \
+        GEMM_STORE_TILE(buf, Bs, SB, rb, LB, VLB, B_KK, B_JJ, !TRANS_B && GEMM_WHOLE)          \
     } while (0)
 #if DIRECT
     /* The direct variant, for CPUs (pocl), where a work-group runs as loops over its items on
