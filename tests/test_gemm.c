@@ -228,7 +228,8 @@ static void gemm_vendor(void **state)
 
 /* Sizes that are multiples of the tile take the kernel's variant without bounds checks, with
  * 16-byte loads where every matrix starts 16 bytes apart from its buffer's start (offset 3 after
- * the 5 guard elements) and without (offset 1). Both variants of the kernel. */
+ * the 5 guard elements) and without (offset 1); 5 steps of k, more than the asynchronous copies
+ * keep in flight (gemm.gp's PIPE). Both variants of the kernel. */
 static void whole_tiles(void)
 {
     for (int ti = 0; ti < 2; ti++) {
@@ -237,7 +238,7 @@ static void whole_tiles(void)
         gp_gemm_params q;
         GP_OK(gp_gemm_params_get(tst_dev, t, &q));
         for (int combo = 0; combo < 8; combo++) {
-            problem p = {t, GP_ROW_MAJOR, combo & 1, (combo >> 1) & 1, q.tile_m, 2 * q.tile_n, 2 * q.tile_k,
+            problem p = {t, GP_ROW_MAJOR, combo & 1, (combo >> 1) & 1, q.tile_m, 2 * q.tile_n, 5 * q.tile_k,
                          0.5, combo == 3 ? 0 : 2, 0, combo & 4 ? 3 : 1, 0};
             check(&p, GP_GEMM_GPUPORT);
         }

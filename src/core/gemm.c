@@ -28,39 +28,49 @@ static const gp_gemm_params candidates[] = {
 #define NCAND (sizeof candidates / sizeof candidates[0])
 
 /* gpuport's table of device classes, per type (f32, f64): the shape and, for NVIDIA GPUs, two
- * smaller ones with their speed on large products in percent of the first's. gp_gemm takes
- * the shape whose busiest compute unit has the least work, rounds of tiles (tiles / units,
- * rounded up) times the tile's area divided by its speed; ties go to the larger shape. Measured
- * on an H100 (132 SMs) with CUDA 13 against cuBLAS without TF32, N = 512 / 1024 / 2048 / 4096:
+ * smaller ones with their speed on large products in percent of the first's, and how many
+ * groups a compute unit is counted to run at once. gp_gemm takes the shape whose busiest
+ * compute unit has the least work: rounds of tiles (tiles / (units * groups at once), rounded
+ * up) times the tile's area divided by its speed; ties go to the larger shape. Measured on an
+ * H100 (132 SMs) with CUDA 13 against cuBLAS without TF32, N = 512 / 1024 / 2048 / 4096:
  * f32 128x128 0.61 / 0.52 / 0.86 / 0.85, 64x128 0.74 / 0.84 / 0.71, 64x32 1.44 / 0.69 / 0.54;
- * f64 (FP64 matrix instructions) 128x128 0.37 / 0.39 / 0.70 / 0.70, 128x64 0.52 / 0.60 / 0.67 /
- * 0.67, 64x64x8 (4x4) 0.96 / 0.64 / 0.46; since the whole-vector stores into the local tiles,
- * the defaults give f32 0.87-0.89 and f64 0.72-0.74 from N = 2048. NVIDIA's OpenCL runs the same
- * kernel (f64 on the same instructions) at 0.95-1.03x the CUDA backend's speed from N = 768, so
- * it takes the same row. */
+ * since the whole-vector stores into the local tiles the default gives 0.87-0.89 from N = 2048.
+ * f64 on the FP64 matrix instructions, on CUDA with three steps of asynchronous copies in
+ * flight (gemm.gp's PIPE), N = 1024 / 2048 / 4096 / 8192: 128x64 0.64 / 0.75 / 0.78 / 0.81
+ * (51 TFLOP/s), 64x64 0.76 / 0.75 / 0.79 / 0.76, and at N = 512 32x64 0.95 (cuBLAS's own
+ * speed there varies by half from run to run); two groups of each fit an SM. NVIDIA's OpenCL
+ * runs the f32 shapes at 0.98-1.0x the CUDA backend's speed from N = 768. Its f64 keeps the
+ * registers' staging, the only way it was faster: 128x128 0.37 / 0.39 / 0.70 / 0.70 (CUDA
+ * before PIPE), 128x64 0.52 / 0.60 / 0.67 / 0.67, 64x64x8 0.96 / 0.64 / 0.46 at N = 512 /
+ * 1024 / 2048 / 4096; PIPE ran it at 35 TFLOP/s (two steps of 128x64, all that fit its 48 KiB)
+ * and 28-31 (three of 64x64) against 43-45 without. */
 typedef struct gemm_class {
     const char *name;
     gp_gemm_params p[2][3];
     unsigned speed[2][3];
+    unsigned at_once[2];
 } gemm_class;
-#define NVIDIA_ROW                                                                             \
-    {{{128, 128, 8, 8, 8}, {64, 128, 16, 4, 8}, {64, 32, 16, 4, 4}},                           \
-     {{128, 128, 8, 8, 8}, {128, 64, 8, 8, 8}, {64, 64, 8, 4, 4}}},                            \
-        {{100, 83, 63}, {100, 95, 65}}
+#define NVIDIA_F32 {{128, 128, 8, 8, 8}, {64, 128, 16, 4, 8}, {64, 32, 16, 4, 4}}
 static const gemm_class classes[] = {
-    {"NVIDIA GPU, CUDA", NVIDIA_ROW},
-    {"NVIDIA GPU, OpenCL", NVIDIA_ROW},
+    {"NVIDIA GPU, CUDA",
+     {NVIDIA_F32, {{128, 64, 8, 8, 8}, {64, 64, 8, 4, 4}, {32, 64, 8, 4, 4}}},
+     {{100, 83, 63}, {100, 93, 81}},
+     {1, 2}},
+    {"NVIDIA GPU, OpenCL",
+     {NVIDIA_F32, {{128, 128, 8, 8, 8}, {128, 64, 8, 8, 8}, {64, 64, 8, 4, 4}}},
+     {{100, 83, 63}, {100, 95, 65}},
+     {1, 1}},
     /* no AMD GPU was at hand: shapes without measurement, and no smaller ones */
-    {"AMD GPU", {{{128, 128, 16, 8, 8}}, {{64, 64, 16, 4, 4}}}, {{100}, {100}}},
-    {"GPU", {{{64, 64, 16, 4, 4}}, {{64, 64, 8, 4, 4}}}, {{100}, {100}}},
+    {"AMD GPU", {{{128, 128, 16, 8, 8}}, {{64, 64, 16, 4, 4}}}, {{100}, {100}}, {1, 1}},
+    {"GPU", {{{64, 64, 16, 4, 4}}, {{64, 64, 8, 4, 4}}}, {{100}, {100}}, {1, 1}},
     /* the direct variant, N = 1024 / 2048 against OpenBLAS 0.3.21 on the same cores: pocl 5.0 on
      * 16 Xeon cores f32 0.76 / 0.52x, f64 0.77 / 0.54x (f32 12x16 per item 0.62 / 0.55x, 16x16
      * 0.74 / 0.46x; f64 8x16 on 64x64x256 0.82 / 0.39x); pocl 3.1 on 2 EPYC cores f32 0.91 /
      * 0.90x, f64 1.63 / 1.51x */
-    {"CPU", {{{64, 64, 256, 8, 16}}, {{32, 64, 128, 8, 16}}}, {{100}, {100}}},
+    {"CPU", {{{64, 64, 256, 8, 16}}, {{32, 64, 128, 8, 16}}}, {{100}, {100}}, {1, 1}},
     /* the tiled variant on a CPU (GPUPORT_GEMM_KERNEL=tiled): pocl needs minutes to compile
      * bigger tiles */
-    {"CPU, tiled", {{{64, 64, 16, 4, 4}}, {{32, 32, 16, 4, 4}}}, {{100}, {100}}},
+    {"CPU, tiled", {{{64, 64, 16, 4, 4}}, {{32, 32, 16, 4, 4}}}, {{100}, {100}}, {1, 1}},
 };
 enum { NVIDIA_CUDA, NVIDIA_OPENCL, AMD, OTHER_GPU, CPU, CPU_TILED };
 
@@ -101,6 +111,14 @@ static size_t local_bytes(gp_type type, const gp_gemm_params *p)
     return 2 * (size_t)p->tile_k * (p->tile_m + p->tile_n + 8) * gp_type_size(type);
 }
 
+/* The most local memory the kernel's own arrays may have: CUDA allows 48 KiB, whatever more a
+ * launch can have (gp_device_info.local_mem_bytes). */
+static uint64_t own_local_limit(const gp_device *dev)
+{
+    uint64_t lim = dev->info.local_mem_bytes;
+    return strcmp(dev->info.backend, "cuda") == 0 && lim > 49152 ? 49152 : lim;
+}
+
 /* The kernel's variants (kernels/gemm.gp): tiled on GPUs, direct on CPUs. */
 static const gp__variants variants = {"GPUPORT_GEMM_KERNEL", {"tiled", "direct"}};
 static int direct(const gp_device *dev) { return gp__variant(dev, &variants); }
@@ -127,9 +145,9 @@ static const char *invalid(const gp_device *dev, gp_type type, const gp_gemm_par
         else if ((size_t)p->tile_m * p->tile_k % items || (size_t)p->tile_k * p->tile_n % items)
             snprintf(why, len, "the %zu work-items must share the tiles of A (%u x %u) and B (%u x %u) evenly", items,
                      p->tile_m, p->tile_k, p->tile_k, p->tile_n);
-        else if (local_bytes(type, p) > info->local_mem_bytes)
-            snprintf(why, len, "its tiles need %zu bytes of local memory, more than the %llu of %s",
-                     local_bytes(type, p), (unsigned long long)info->local_mem_bytes, info->name);
+        else if (local_bytes(type, p) > own_local_limit(dev))
+            snprintf(why, len, "its tiles need %zu bytes of local memory, more than the %llu a kernel's own arrays "
+                     "may have on %s", local_bytes(type, p), (unsigned long long)own_local_limit(dev), info->name);
         else return NULL;
     }
     return why;
@@ -267,7 +285,7 @@ static const gp_gemm_params *for_size(const gp_device *dev, gp_type type, const 
 {
     const gemm_class *c = &classes[class_of(dev)];
     int t = type == GP_F64;
-    size_t units = dev->info.compute_units ? dev->info.compute_units : 1;
+    size_t units = (dev->info.compute_units ? dev->info.compute_units : 1) * c->at_once[t];
     double best = 0;
     char why[256];
     for (int i = 0; i < 3 && c->p[t][i].tile_m; i++) {
@@ -358,6 +376,30 @@ static void set_operand(operand *o, const char *name, const char *ld_name, gp_vi
     *o = (operand){name, ld_name, v, ld, layout == GP_ROW_MAJOR ? sr : sc, layout == GP_ROW_MAJOR ? sc : sr, trans};
 }
 
+/* The steps the tiled kernel keeps in flight with asynchronous copies (gemm.gp's PIPE): 3
+ * where they fit the device's local memory, else 0 (two ran slower than the registers'
+ * staging on an H100), and 0 where the kernel has no such path or it was slower: f64 with CUDA
+ * on NVIDIA GPUs (their matrix instructions and cp.async, from sm_80 on; older ones take the
+ * other path, on arrays of its own; NVIDIA's OpenCL ran it slower, see the class table), whole
+ * 16-byte aligned tiles that its items copy in whole pieces. *bytes is then the local memory the launch gives the kernel. */
+static unsigned pipe_stages(const gp_device *dev, gp_type type, const gp_gemm_params *p, int trans_a, int trans_b,
+                            int aligned, size_t *bytes)
+{
+    size_t v = 16 / gp_type_size(type), rm = p->tile_m / p->work_m, rn = p->tile_n / p->work_n, nt = rm * rn;
+    size_t tm = p->tile_m, tn = p->tile_n, tk = p->tile_k, alen = trans_a ? tm : tk, blen = trans_b ? tk : tn;
+    int c = class_of(dev);
+    if (type != GP_F64 || c != NVIDIA_CUDA || !aligned || rm % 8 || rn % 4 || tk % 8 ||
+        p->work_m % 2 || p->work_n % 2 || alen % v || blen % v || tm * tk % (nt * v) || tk * tn % (nt * v) ||
+        nt % (alen / v) || nt % (blen / v))
+        return 0;
+    /* n buffers of A's tile, then from 16 bytes on n of B's */
+    size_t a = trans_a ? tk * (tm + 4) : tm * (tk + 4), b = trans_b ? tn * (tk + 4) : tk * (tn + 4);
+    size_t need = ((3 * a + v - 1) / v * v + 3 * b) * gp_type_size(type);
+    if (need > dev->info.local_mem_bytes) return 0;
+    *bytes = need;
+    return 3;
+}
+
 static gp_status run_gpuport(gp_stream *s, gp_type type, const gp_gemm_params *p, size_t m, size_t n, size_t k,
                              double alpha, const operand *a, const operand *b, double beta, const operand *c)
 {
@@ -376,12 +418,14 @@ static gp_status run_gpuport(gp_stream *s, gp_type type, const gp_gemm_params *p
     size_t v = 16 / gp_type_size(type);
     int aligned = exact && !direct(s->dev) && a->view.offset % v == 0 && b->view.offset % v == 0 && a->ld % v == 0 &&
                   b->ld % v == 0;
-    char options[64];
-    snprintf(options, sizeof options, "%s -DGEMM_SHAPE=%u,%u,%u,%u,%u -DGEMM_FLAGS=%d", gp__type_option(s->dev, type,
-             "gp_gemm"), p->tile_m, p->tile_n, p->tile_k, p->work_m, p->work_n,
-             a->trans | b->trans << 1 | exact << 2 | wide << 3 | direct(s->dev) << 4 | aligned << 5);
+    size_t local = 16; /* the kernel has arrays of its own, or no tiles (direct) */
+    unsigned stages = direct(s->dev) ? 0 : pipe_stages(s->dev, type, p, a->trans, b->trans, aligned, &local);
+    char options[96];
+    snprintf(options, sizeof options, "%s -DGEMM_SHAPE=%u,%u,%u,%u,%u -DGEMM_FLAGS=%d -DGEMM_STAGES=%u",
+             gp__type_option(s->dev, type, "gp_gemm"), p->tile_m, p->tile_n, p->tile_k, p->work_m, p->work_n,
+             a->trans | b->trans << 1 | exact << 2 | wide << 3 | direct(s->dev) << 4 | aligned << 5, stages);
     gp_kernel *kern = NULL;
-    gp_status st = gp__builtin_kernel(s->dev, gp__src_gemm, options, "gp_gemm", 14, &kern);
+    gp_status st = gp__builtin_kernel(s->dev, gp__src_gemm, options, "gp_gemm", 15, &kern);
     if (st != GP_SUCCESS) return st;
 
     uint64_t offs[3] = {a->view.offset, b->view.offset, c->view.offset};
@@ -395,7 +439,7 @@ static gp_status run_gpuport(gp_stream *s, gp_type type, const gp_gemm_params *p
     gp_arg al = type == GP_F32 ? GP_VALUE(af) : GP_VALUE(alpha), be = type == GP_F32 ? GP_VALUE(bf) : GP_VALUE(beta);
     gp_arg args[] = {GP_BUFFER(a->view.buffer), GP_VALUE(offs[0]), DIM(0), GP_BUFFER(b->view.buffer),
                      GP_VALUE(offs[1]), DIM(1), GP_BUFFER(c->view.buffer), GP_VALUE(offs[2]), DIM(2),
-                     DIM(3), DIM(4), DIM(5), al, be};
+                     DIM(3), DIM(4), DIM(5), al, be, GP_LOCAL_BYTES(local)};
 #undef DIM
     size_t global = gm * gn * items;
     return gp_kernel_launch(s, kern, 1, &global, &items, sizeof args / sizeof args[0], args);

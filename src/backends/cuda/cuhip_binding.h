@@ -46,6 +46,9 @@ typedef nvrtcProgram ch_rtc_program;
 #define CH_ATTR_INTEGRATED CU_DEVICE_ATTRIBUTE_INTEGRATED
 #define CH_FUNC_ATTR_MAX_THREADS_PER_BLOCK CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
 #define CH_FUNC_ATTR_SHARED_SIZE_BYTES CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES
+/* CUDA only: a block's dynamic shared memory past 48 KiB needs the kernel's opt-in. */
+#define CH_ATTR_SHARED_MEM_OPTIN CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+#define CH_FUNC_ATTR_MAX_DYNAMIC_SHARED CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 
 /* Device pointers are integers in CUDA. */
 #define CH_DPTR_ADD(p, off) ((p) + (CUdeviceptr)(off))
@@ -103,6 +106,7 @@ typedef nvrtcProgram ch_rtc_program;
     X(module_unload, cuModuleUnload, CH_S(cuModuleUnload))                                     \
     X(module_get_function, cuModuleGetFunction, CH_S(cuModuleGetFunction))                     \
     X(func_get_attribute, cuFuncGetAttribute, CH_S(cuFuncGetAttribute))                        \
+    X(func_set_attribute, cuFuncSetAttribute, CH_S(cuFuncSetAttribute))                        \
     X(launch_kernel, cuLaunchKernel, CH_S(cuLaunchKernel))                                     \
     X(ctx_synchronize, cuCtxSynchronize, CH_S(cuCtxSynchronize))
 

@@ -26,6 +26,9 @@ typedef struct ch_event_obj {
 
 typedef struct ch_kernel {
     ch_function fn;
+#ifdef CH_FUNC_ATTR_MAX_DYNAMIC_SHARED
+    _Atomic size_t dynamic_ok; /* dynamic shared memory the kernel has been opted in to */
+#endif
     size_t nparams; /* (size_t)-1 when the driver cannot tell */
     size_t sizes[];
 } ch_kernel;
@@ -260,6 +263,10 @@ static gp_status ch_device_open(size_t index, void **out, gp_device_info *info)
     info->type = GP_DEVICE_GPU;
     info->global_mem_bytes = total;
     info->local_mem_bytes = (uint64_t)ch_attr(d, CH_ATTR_SHARED_MEM_PER_BLOCK);
+#ifdef CH_ATTR_SHARED_MEM_OPTIN /* what a launch can have, past the default limit (ch_launch) */
+    if ((uint64_t)ch_attr(d, CH_ATTR_SHARED_MEM_OPTIN) > info->local_mem_bytes)
+        info->local_mem_bytes = (uint64_t)ch_attr(d, CH_ATTR_SHARED_MEM_OPTIN);
+#endif
     info->compute_units = (uint32_t)ch_attr(d, CH_ATTR_COMPUTE_UNITS);
     info->max_work_group_size = (size_t)ch_attr(d, CH_ATTR_MAX_THREADS_PER_BLOCK);
     info->max_work_item_sizes[0] = (size_t)ch_attr(d, CH_ATTR_MAX_BLOCK_DIM_X);
@@ -830,6 +837,9 @@ static gp_status ch_kernel_create(void *dev, void *program, const char *name, vo
     if (!k)
         return ch_no_host_memory();
     k->fn = fn;
+#ifdef CH_FUNC_ATTR_MAX_DYNAMIC_SHARED
+    atomic_init(&k->dynamic_ok, 0);
+#endif
     k->nparams = known ? n : (size_t)-1;
     if (known && n <= 64)
         memcpy(k->sizes, first, n * sizeof first[0]);
@@ -939,6 +949,19 @@ static gp_status ch_launch(void *dev, void *stream, void *kernel, unsigned dims,
     gp_status st = ch_fill_params(k, nargs, args, params, slots, &shared);
     if (st == GP_SUCCESS)
         st = gp__ch_vendor_enter(dev);
+#ifdef CH_FUNC_ATTR_MAX_DYNAMIC_SHARED
+    /* Past the default limit (48 KiB with the kernel's own), a kernel takes dynamic shared
+     * memory only up to what it was opted in to; once per kernel and size, racing calls alike. */
+    if (st == GP_SUCCESS && shared > atomic_load(&k->dynamic_ok)) {
+        ch_result r = gp__ch.func_set_attribute(k->fn, CH_FUNC_ATTR_MAX_DYNAMIC_SHARED, (int)shared);
+        if (r == CH_SUCCESS) {
+            atomic_store(&k->dynamic_ok, shared);
+        } else {
+            gp__ch_fail(r, "allowing the kernel its local memory");
+            st = GP_ERROR_INVALID_LAUNCH;
+        }
+    }
+#endif
     if (st == GP_SUCCESS) {
         ch_result r = gp__ch.launch_kernel(k->fn, (unsigned)groups[0], (unsigned)groups[1], (unsigned)groups[2],
                                            (unsigned)local[0], (unsigned)local[1], (unsigned)local[2],

@@ -20,7 +20,9 @@
  *     hipHostMallocMapped), the device attributes CH_ATTR_MAX_THREADS_PER_BLOCK,
  *     CH_ATTR_MAX_BLOCK_DIM_X/Y/Z, CH_ATTR_SHARED_MEM_PER_BLOCK, CH_ATTR_COMPUTE_UNITS,
  *     CH_ATTR_WARP_SIZE, CH_ATTR_INTEGRATED, CH_FUNC_ATTR_MAX_THREADS_PER_BLOCK and
- *     CH_FUNC_ATTR_SHARED_SIZE_BYTES;
+ *     CH_FUNC_ATTR_SHARED_SIZE_BYTES; optionally CH_ATTR_SHARED_MEM_OPTIN and
+ *     CH_FUNC_ATTR_MAX_DYNAMIC_SHARED with the field func_set_attribute, where a kernel must
+ *     opt in to its larger shared memory (CUDA);
  *   - CH_DPTR_ADD(p, off) and CH_DPTR_IS_NULL(p) (HIP: char-pointer arithmetic on void *);
  *   - CH_DRIVER_API(X), CH_DRIVER_API_OPTIONAL(X) and CH_RTC_API(X): lists of
  *     X(field, vendor function, "symbol") with at least the fields cuhip.c calls (see the CUDA
