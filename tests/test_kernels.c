@@ -251,8 +251,8 @@ static void user_macros_stay_out_of_headers(void **state)
 
 /* Local memory beyond the device's, in one argument, in several together, or with the kernel's
  * own arrays, is refused at launch; the device then still works (pocl used to abort at the next
- * synchronize). All of it (up to 256 KiB) in one argument works: on CUDA that is past the 48 KiB
- * a kernel has without the plugin's opt-in. */
+ * synchronize). Nearly all of it (up to 256 KiB) in one argument works: on CUDA that is past
+ * the 48 KiB a kernel has without the plugin's opt-in. */
 static void local_memory_limits(void **state)
 {
     (void)state;
@@ -307,7 +307,8 @@ static void local_memory_limits(void **state)
     GP_OK(gp_kernel_destroy(k));
 
     k = tst_kernel(p, "fill_all");
-    uint32_t words = (uint32_t)((limit < 262144 ? limit : 262144) / 4), sums[1024];
+    /* less 1 KiB that a driver may count as the kernel's own (NVIDIA's OpenCL counts 1 byte) */
+    uint32_t words = (uint32_t)(((limit < 262144 ? limit : 262144) - 1024) / 4), sums[1024];
     size_t items = g < 1024 ? g : 1024;
     gp_arg all[] = {GP_BUFFER(b), GP_VALUE(words), GP_LOCAL_BYTES((size_t)words * 4)};
     GP_OK(gp_kernel_launch(NULL, k, 1, &items, &items, 3, all));
