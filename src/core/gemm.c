@@ -37,13 +37,13 @@ static const gp_gemm_params candidates[] = {
  * since the whole-vector stores into the local tiles the default gives 0.87-0.89 from N = 2048.
  * f64 on the FP64 matrix instructions, on CUDA with three steps of asynchronous copies in
  * flight (gemm.gp's PIPE), N = 1024 / 2048 / 4096 / 8192: 128x64 0.64 / 0.75 / 0.78 / 0.81
- * (51 TFLOP/s), 64x64 0.76 / 0.75 / 0.79 / 0.76, and at N = 512 32x64 0.95 (cuBLAS's own
- * speed there varies by half from run to run); two groups of each fit an SM. NVIDIA's OpenCL
- * runs the f32 shapes at 0.98-1.0x the CUDA backend's speed from N = 768. Its f64 keeps the
- * registers' staging, the only way it was faster: 128x128 0.37 / 0.39 / 0.70 / 0.70 (CUDA
- * before PIPE), 128x64 0.52 / 0.60 / 0.67 / 0.67, 64x64x8 0.96 / 0.64 / 0.46 at N = 512 /
- * 1024 / 2048 / 4096; PIPE ran it at 35 TFLOP/s (two steps of 128x64, all that fit its 48 KiB)
- * and 28-31 (three of 64x64) against 43-45 without. */
+ * (51 TFLOP/s), 64x64 0.76 / 0.75 / 0.79 / 0.76, and 32x64 0.63-0.95 at N = 512, where cuBLAS's
+ * own speed moves by half from run to run; two groups of each fit an SM. NVIDIA's OpenCL runs
+ * the f32 shapes at 0.97-0.99x the CUDA backend's speed from N = 768. Its f64 stages the tiles
+ * through registers, as CUDA did before PIPE: 128x128 0.37 / 0.39 / 0.70 / 0.70 against cuBLAS
+ * at N = 512 / 1024 / 2048 / 4096, 128x64 0.52 / 0.60 / 0.67 / 0.67, 64x64 0.96 / 0.64 / 0.46.
+ * PIPE ran slower there: 35 TFLOP/s with two steps of 128x64 (three do not fit its 48 KiB) and
+ * 28-31 with three of 64x64, against 43-45 without. */
 typedef struct gemm_class {
     const char *name;
     gp_gemm_params p[2][3];
@@ -376,12 +376,12 @@ static void set_operand(operand *o, const char *name, const char *ld_name, gp_vi
     *o = (operand){name, ld_name, v, ld, layout == GP_ROW_MAJOR ? sr : sc, layout == GP_ROW_MAJOR ? sc : sr, trans};
 }
 
-/* The steps the tiled kernel keeps in flight with asynchronous copies (gemm.gp's PIPE): 3
- * where they fit the device's local memory, else 0 (two ran slower than the registers'
- * staging on an H100), and 0 where the kernel has no such path or it was slower: f64 with CUDA
- * on NVIDIA GPUs (their matrix instructions and cp.async, from sm_80 on; older ones take the
- * other path, on arrays of its own; NVIDIA's OpenCL ran it slower, see the class table), whole
- * 16-byte aligned tiles that its items copy in whole pieces. *bytes is then the local memory the launch gives the kernel. */
+/* The steps the tiled kernel keeps in flight with asynchronous copies (gemm.gp's PIPE): 3, and
+ * *bytes the local memory the launch gives it, for f64 through CUDA (the FP64 matrix
+ * instructions and cp.async; GPUs before sm_80 take the other path, on arrays of the kernel's
+ * own) on whole 16-byte aligned tiles that its items copy in whole pieces, where three fit the
+ * device's local memory. Else 0: two steps ran slower than the registers' staging on an H100,
+ * as PIPE did through NVIDIA's OpenCL (the class table). */
 static unsigned pipe_stages(const gp_device *dev, gp_type type, const gp_gemm_params *p, int trans_a, int trans_b,
                             int aligned, size_t *bytes)
 {
@@ -392,7 +392,7 @@ static unsigned pipe_stages(const gp_device *dev, gp_type type, const gp_gemm_pa
         p->work_m % 2 || p->work_n % 2 || alen % v || blen % v || tm * tk % (nt * v) || tk * tn % (nt * v) ||
         nt % (alen / v) || nt % (blen / v))
         return 0;
-    /* n buffers of A's tile, then from 16 bytes on n of B's */
+    /* three buffers of A's tile, then from 16 bytes on three of B's */
     size_t a = trans_a ? tk * (tm + 4) : tm * (tk + 4), b = trans_b ? tn * (tk + 4) : tk * (tn + 4);
     size_t need = ((3 * a + v - 1) / v * v + 3 * b) * gp_type_size(type);
     if (need > dev->info.local_mem_bytes) return 0;
