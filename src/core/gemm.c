@@ -40,10 +40,12 @@ static const gp_gemm_params candidates[] = {
  * (51 TFLOP/s), 64x64 0.76 / 0.75 / 0.79 / 0.76, and 32x64 0.63-0.95 at N = 512, where cuBLAS's
  * own speed moves by half from run to run; two groups of each fit an SM. NVIDIA's OpenCL runs
  * the f32 shapes at 0.97-0.99x the CUDA backend's speed from N = 768. Its f64 stages the tiles
- * through registers, as CUDA did before PIPE: 128x128 0.37 / 0.39 / 0.70 / 0.70 against cuBLAS
- * at N = 512 / 1024 / 2048 / 4096, 128x64 0.52 / 0.60 / 0.67 / 0.67, 64x64 0.96 / 0.64 / 0.46.
- * PIPE ran slower there: 35 TFLOP/s with two steps of 128x64 (three do not fit its 48 KiB) and
- * 28-31 with three of 64x64, against 43-45 without. */
+ * through registers, as CUDA did before PIPE; TFLOP/s at N = 512 / 768 / 1024 / 1536 / 2048 /
+ * 4096: 128x128x8 11.1 / 16.6 / 30.0 / 25.1 / 42.6 / 44.9 (128x64x8 the same from N = 768),
+ * 64x64x16 11.0 / 16.4 / 29.5 / 28.6 / 33.0 / 34.2, 64x64x8 11.0 / 17.3 / 31.6 / 20.9 / 28.2 /
+ * 29.1, 32x64x8 12.5 / 19.2 / 26.6 / 21.6 / 28.5 / 29.4. PIPE ran slower there: 35 TFLOP/s
+ * with two steps of 128x64 (three do not fit its 48 KiB) and 28-31 with three of 64x64,
+ * against 40-46 without. */
 typedef struct gemm_class {
     const char *name;
     gp_gemm_params p[2][3];
@@ -57,8 +59,8 @@ static const gemm_class classes[] = {
      {{100, 83, 63}, {100, 93, 81}},
      {1, 2}},
     {"NVIDIA GPU, OpenCL",
-     {NVIDIA_F32, {{128, 128, 8, 8, 8}, {128, 64, 8, 8, 8}, {64, 64, 8, 4, 4}}},
-     {{100, 83, 63}, {100, 95, 65}},
+     {NVIDIA_F32, {{128, 128, 8, 8, 8}, {64, 64, 16, 4, 4}, {32, 64, 8, 4, 4}}},
+     {{100, 83, 63}, {100, 76, 65}},
      {1, 1}},
     /* no AMD GPU was at hand: shapes without measurement, and no smaller ones */
     {"AMD GPU", {{{128, 128, 16, 8, 8}}, {{64, 64, 16, 4, 4}}}, {{100}, {100}}, {1, 1}},
