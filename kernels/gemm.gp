@@ -5,6 +5,7 @@
  *                (no bounds checks), 8 64-bit indices (some matrix spans 2^32 elements or more),
  *                16 the direct variant for CPUs (below), 32 offsets and leading dimensions of A
  *                and B are multiples of 16 bytes.
+ *   -DGEMM_STAGES=3: asynchronous copies (PIPE, below) where the kernel has them; else 0.
  * One shape string keeps the options short enough for the built-in kernel table.
  *
  * A work-group computes a TM x TN block of C in a 1D group of NT items. Per step of TK, the
@@ -132,7 +133,7 @@
  * of a line copies straight in: A's lines run along k unless A is transposed, B's along n
  * unless B is. Lines along k are padded by 4 elements too (f64, tile_k a multiple of 8): each
  * half-warp's reads of 4 lines by 4 k then fall on 32 different banks. With 2 (every bank
- * twice over the whole warp, but not per half) DGEMM ran 7-11% slower on an H100. Each item
+ * twice over the whole warp, but not per half) DGEMM ran 10-11% slower on an H100. Each item
  * copies whole pieces at the same place in lines NT / (pieces per line) apart. Elsewhere the
  * tiles are k-major, in two buffers. */
 #if GEMM_STAGES == 3 && MMA && defined(GP__CP_ASYNC) && VLA == VEC && VLB == VEC && \
@@ -168,8 +169,8 @@ GP_KERNEL void gp_gemm(GP_GLOBAL const T *A, ulong a_off, IDX lda, GP_GLOBAL con
                        GP_LOCAL_ARG(GEMM_CAT(T, VEC), tiles))
 {
 #if PIPE
-    /* NBUF buffers of A's tile, then of B's, from 16 bytes on; a vector type, so that the
-     * launch's local memory starts 16 bytes aligned on every backend */
+    /* NBUF buffers of A's tile, then of B's, from 16 bytes on; the argument's vector type
+     * makes the launch's local memory 16-byte aligned */
     GP_LOCAL_BIND(GEMM_CAT(T, VEC), tiles);
     GP_LOCAL_PTR(T) As = (GP_LOCAL_PTR(T))tiles;
     GP_LOCAL_PTR(T) Bs = As + (NBUF * A_TILE + VEC - 1) / VEC * VEC;
