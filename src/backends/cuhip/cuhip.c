@@ -264,8 +264,9 @@ static gp_status ch_device_open(size_t index, void **out, gp_device_info *info)
     info->global_mem_bytes = total;
     info->local_mem_bytes = (uint64_t)ch_attr(d, CH_ATTR_SHARED_MEM_PER_BLOCK);
 #ifdef CH_ATTR_SHARED_MEM_OPTIN /* what a launch can have, past the default limit (ch_launch) */
-    if ((uint64_t)ch_attr(d, CH_ATTR_SHARED_MEM_OPTIN) > info->local_mem_bytes)
-        info->local_mem_bytes = (uint64_t)ch_attr(d, CH_ATTR_SHARED_MEM_OPTIN);
+    uint64_t optin = (uint64_t)ch_attr(d, CH_ATTR_SHARED_MEM_OPTIN);
+    if (optin > info->local_mem_bytes)
+        info->local_mem_bytes = optin;
 #endif
     info->compute_units = (uint32_t)ch_attr(d, CH_ATTR_COMPUTE_UNITS);
     info->max_work_group_size = (size_t)ch_attr(d, CH_ATTR_MAX_THREADS_PER_BLOCK);
