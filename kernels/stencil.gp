@@ -22,6 +22,15 @@
 #error "the host passes the tile shape: -DSTENCIL_BX, -DSTENCIL_BY, -DSTENCIL_CELLS"
 #endif
 
+#ifndef STENCIL_VX
+#define STENCIL_VX 1
+#endif
+#if STENCIL_VX != 1 && STENCIL_VX != 2 && STENCIL_VX != 4
+#error "STENCIL_VX is 1, 2 or 4"
+#endif
+#define ST_CAT_(a, b) a##b
+#define ST_CAT(a, b) ST_CAT_(a, b)
+
 /* gp_boundary values. */
 #define ST_FIXED 0u
 #define ST_ZERO 2u
@@ -49,38 +58,49 @@ GP_FUNC st_row st_load(GP_GLOBAL const T *GP_RESTRICT row, uint x, uint xm, uint
     return v;
 }
 
-/* The weighted sums into acc, in the weights' order (the device compiler may fuse them into
- * FMAs), for cells (T) or, in the CPU variant's st_span, vectors of them: one definition, so
- * that both variants add the same terms in the same order. */
+/* acc += w * x. CUDA's and HIP's compilers fuse products into sums across statements, so that
+ * acc = w0 * c; acc += w1 * l may round as fma(w1, l, w0 * c) in one path and as
+ * fma(w0, c, w1 * l) in another: explicit fmas there make every path round alike, as
+ * gp_stencil_apply_region's bit-for-bit promise needs (a box's cells take the edge path where
+ * the whole grid's take the inner one). OpenCL C fuses within an expression only. */
+#ifdef __OPENCL_VERSION__
+#define ST_MAC(acc, w, x) ((acc) += (w) * (x))
+#else
+#define ST_MAC(acc, w, x) ((acc) = fma((w), (x), (acc)))
+#endif
+
+/* The weighted sums into acc, in the weights' order, for cells (T) or, in the CPU variant's
+ * st_span, vectors of them: one definition, so that every path of both variants adds the same
+ * terms in the same order. */
 #define ST_SUM_5POINT(acc, k, c, l, r, s, u)                                                   \
     do {                                                                                       \
         acc = (k).w0 * (c);                                                                    \
-        acc += (k).w1 * (l);                                                                   \
-        acc += (k).w2 * (r);                                                                   \
-        acc += (k).w3 * (s);                                                                   \
-        acc += (k).w4 * (u);                                                                   \
+        ST_MAC(acc, (k).w1, l);                                                                \
+        ST_MAC(acc, (k).w2, r);                                                                \
+        ST_MAC(acc, (k).w3, s);                                                                \
+        ST_MAC(acc, (k).w4, u);                                                                \
     } while (0)
 #define ST_SUM_3X3(acc, k, sl, sc, sr, cl, cc, cr, ul, uc, ur)                                 \
     do {                                                                                       \
         acc = (k).w0 * (sl);                                                                   \
-        acc += (k).w1 * (sc);                                                                  \
-        acc += (k).w2 * (sr);                                                                  \
-        acc += (k).w3 * (cl);                                                                  \
-        acc += (k).w4 * (cc);                                                                  \
-        acc += (k).w5 * (cr);                                                                  \
-        acc += (k).w6 * (ul);                                                                  \
-        acc += (k).w7 * (uc);                                                                  \
-        acc += (k).w8 * (ur);                                                                  \
+        ST_MAC(acc, (k).w1, sc);                                                               \
+        ST_MAC(acc, (k).w2, sr);                                                               \
+        ST_MAC(acc, (k).w3, cl);                                                               \
+        ST_MAC(acc, (k).w4, cc);                                                               \
+        ST_MAC(acc, (k).w5, cr);                                                               \
+        ST_MAC(acc, (k).w6, ul);                                                               \
+        ST_MAC(acc, (k).w7, uc);                                                               \
+        ST_MAC(acc, (k).w8, ur);                                                               \
     } while (0)
 #define ST_SUM_7POINT(acc, k, c, l, r, s, n, below, above)                                     \
     do {                                                                                       \
         acc = (k).w0 * (c);                                                                    \
-        acc += (k).w1 * (l);                                                                   \
-        acc += (k).w2 * (r);                                                                   \
-        acc += (k).w3 * (s);                                                                   \
-        acc += (k).w4 * (n);                                                                   \
-        acc += (k).w5 * (below);                                                               \
-        acc += (k).w6 * (above);                                                               \
+        ST_MAC(acc, (k).w1, l);                                                                \
+        ST_MAC(acc, (k).w2, r);                                                                \
+        ST_MAC(acc, (k).w3, s);                                                                \
+        ST_MAC(acc, (k).w4, n);                                                                \
+        ST_MAC(acc, (k).w5, below);                                                            \
+        ST_MAC(acc, (k).w6, above);                                                            \
     } while (0)
 
 GP_FUNC T st_sum_2d(st_row s, st_row c, st_row u, st_coef k, int box)
@@ -100,29 +120,83 @@ GP_FUNC T st_sum_3d(T c, T l, T r, T s, T n, T below, T above, st_coef k)
     return acc;
 }
 
-/* The hot path: STENCIL_CELLS rows from `at` (a cell's offset) whose every neighbour is on the
- * grid, so no boundary logic at all; pointers step a row at a time and neighbours are constant
- * offsets from them. The loop unrolls, and restrict lets every load be issued before the
- * stores. */
+/* STENCIL_VX consecutive cells of a row from p, whose offset is a multiple of STENCIL_VX: one
+ * vector load or store of up to 16 bytes (the host passes STENCIL_VX > 1 only where every row,
+ * offset and box edge is aligned so). */
+#if STENCIL_VX > 1
+#define ST_V ST_CAT(T, STENCIL_VX)
+#endif
+GP_FUNC void st_vload(GP_GLOBAL const T *GP_RESTRICT p, T *v)
+{
+#if STENCIL_VX == 1
+    v[0] = p[0];
+#else
+    ST_V w = *(GP_GLOBAL const ST_V *)p;
+    v[0] = w.x;
+    v[1] = w.y;
+#if STENCIL_VX == 4
+    v[2] = w.z;
+    v[3] = w.w;
+#endif
+#endif
+}
+
+GP_FUNC void st_vstore(GP_GLOBAL T *GP_RESTRICT p, const T *v)
+{
+#if STENCIL_VX == 1
+    p[0] = v[0];
+#else
+    ST_V w;
+    w.x = v[0];
+    w.y = v[1];
+#if STENCIL_VX == 4
+    w.z = v[2];
+    w.w = v[3];
+#endif
+    *(GP_GLOBAL ST_V *)p = w;
+#endif
+}
+
+/* A row's STENCIL_VX cells from p with their neighbours: v[0] = p[-1] ... v[STENCIL_VX + 1]. */
+GP_FUNC void st_vrow(GP_GLOBAL const T *GP_RESTRICT p, T *v)
+{
+    v[0] = p[-1];
+    st_vload(p, v + 1);
+    v[STENCIL_VX + 1] = p[STENCIL_VX];
+}
+
+/* The hot path: STENCIL_CELLS rows of STENCIL_VX cells from `at` (the first cell's offset), whose
+ * every neighbour is on the grid, so no boundary logic at all; pointers step a row at a time and
+ * neighbours are constant offsets from them. The loop unrolls, and restrict lets every load be
+ * issued before the stores. */
 GP_FUNC void st_inner_2d(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_RESTRICT in,
                          GP_GLOBAL const T *GP_RESTRICT src, ulong at, uint nx, st_coef k, int box, int has_src)
 {
     GP_GLOBAL const T *GP_RESTRICT p = in + at - nx;
-    st_row s = {p[-1], p[0], p[1]};
+    T s[STENCIL_VX + 2], c[STENCIL_VX + 2], u[STENCIL_VX + 2], acc[STENCIL_VX], w[STENCIL_VX];
+    st_vrow(p, s);
     p += nx;
-    st_row c = {p[-1], p[0], p[1]};
+    st_vrow(p, c);
     out += at;
     src += at;
     for (uint i = 0; i < STENCIL_CELLS; i++) {
         p += nx;
-        st_row u = {p[-1], p[0], p[1]};
-        T acc = st_sum_2d(s, c, u, k, box);
-        if (has_src) acc += k.sw * src[0];
-        out[0] = acc;
+        st_vrow(p, u);
+        if (has_src) st_vload(src, w);
+        for (uint j = 0; j < STENCIL_VX; j++) {
+            if (box)
+                ST_SUM_3X3(acc[j], k, s[j], s[j + 1], s[j + 2], c[j], c[j + 1], c[j + 2], u[j], u[j + 1], u[j + 2]);
+            else
+                ST_SUM_5POINT(acc[j], k, c[j + 1], c[j], c[j + 2], s[j + 1], u[j + 1]);
+            if (has_src) ST_MAC(acc[j], k.sw, w[j]);
+        }
+        st_vstore(out, acc);
         out += nx;
         src += nx;
-        s = c;
-        c = u;
+        for (uint j = 0; j < STENCIL_VX + 2; j++) {
+            s[j] = c[j];
+            c[j] = u[j];
+        }
     }
 }
 
@@ -141,7 +215,7 @@ GP_FUNC void st_edge_2d(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_REST
         st_row u = st_load(in + (ulong)(y + 1 < ny ? y + 1 : y) * nx, x, xm, xp, zl, zr, zero && y + 1 == ny);
         T acc = st_sum_2d(s, c, u, k, box);
         ulong o = (ulong)y * nx + x;
-        if (has_src) acc += k.sw * src[o];
+        if (has_src) ST_MAC(acc, k.sw, src[o]);
         out[o] = edge_col || (fixed && (y == 0 || y + 1 == ny)) ? c.c : acc;
         s = c;
         c = u;
@@ -153,16 +227,28 @@ GP_FUNC void st_inner_3d(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_RES
                          GP_GLOBAL const T *GP_RESTRICT src, ulong at, uint nx, ulong plane, st_coef k, int has_src)
 {
     GP_GLOBAL const T *GP_RESTRICT p = in + at;
-    T below = *(p - plane), centre = p[0];
+    T below[STENCIL_VX], c[STENCIL_VX + 2], above[STENCIL_VX], s[STENCIL_VX], n[STENCIL_VX], acc[STENCIL_VX],
+        w[STENCIL_VX];
+    st_vload(p - plane, below);
+    st_vload(p, c + 1);
     out += at;
     src += at;
     for (uint i = 0; i < STENCIL_CELLS; i++) {
-        T above = p[plane];
-        T acc = st_sum_3d(centre, p[-1], p[1], *(p - nx), p[nx], below, above, k);
-        if (has_src) acc += k.sw * src[0];
-        out[0] = acc;
-        below = centre;
-        centre = above;
+        c[0] = p[-1];
+        c[STENCIL_VX + 1] = p[STENCIL_VX];
+        st_vload(p + plane, above);
+        st_vload(p - nx, s);
+        st_vload(p + nx, n);
+        if (has_src) st_vload(src, w);
+        for (uint j = 0; j < STENCIL_VX; j++) {
+            acc[j] = st_sum_3d(c[j + 1], c[j], c[j + 2], s[j], n[j], below[j], above[j], k);
+            if (has_src) ST_MAC(acc[j], k.sw, w[j]);
+        }
+        st_vstore(out, acc);
+        for (uint j = 0; j < STENCIL_VX; j++) {
+            below[j] = c[j + 1];
+            c[j + 1] = above[j];
+        }
         p += plane;
         out += plane;
         src += plane;
@@ -191,7 +277,7 @@ GP_FUNC void st_edge_3d(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_REST
         above = zero && z + 1 == nz ? (T)0 : above;
         T acc = st_sum_3d(centre, zl ? (T)0 : l, zr ? (T)0 : r, zs ? (T)0 : s, zn ? (T)0 : t, below, above, k);
         ulong o = z * plane + oc;
-        if (has_src) acc += k.sw * src[o];
+        if (has_src) ST_MAC(acc, k.sw, src[o]);
         out[o] = edge_col || (fixed && (z == 0 || z + 1 == nz)) ? centre : acc;
         below = centre;
         centre = above;
@@ -207,26 +293,31 @@ GP_FUNC void st_stencil(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_REST
                         int has_src)
 {
     uint g = gp_group_id(0), row = g / groups_x;
-    uint x = x0 + (g % groups_x) * STENCIL_BX + gp_local_id(0);
+    uint x = x0 + ((g % groups_x) * STENCIL_BX + gp_local_id(0)) * STENCIL_VX;
     if (x >= x1) return;
+    /* The work-item's columns x ... x + STENCIL_VX - 1 in the box; inner: all with both x neighbours on the grid. */
+    uint nv = x1 - x < STENCIL_VX ? x1 - x : STENCIL_VX;
+    int inner_x = x > 0 && x + STENCIL_VX < nx && nv == STENCIL_VX;
     if (shape == 2) {
         uint y = y0 + (row % groups_y) * STENCIL_BY + gp_local_id(1), z = z0 + (row / groups_y) * STENCIL_CELLS;
         if (y >= y1 || z >= z1) return;
         ulong plane = (ulong)nx * ny;
-        if (x > 0 && x + 1 < nx && y > 0 && y + 1 < ny && z > 0 && nz - z > STENCIL_CELLS && z1 - z >= STENCIL_CELLS)
+        if (inner_x && y > 0 && y + 1 < ny && z > 0 && nz - z > STENCIL_CELLS && z1 - z >= STENCIL_CELLS)
             st_inner_3d(out, in, src, z * plane + (ulong)y * nx + x, nx, plane, k, has_src);
         else
-            st_edge_3d(out, in, src, nx, ny, nz, x, y, z, z1 - z < STENCIL_CELLS ? z1 - z : STENCIL_CELLS, mode, k,
-                       has_src);
+            for (uint j = 0; j < nv; j++)
+                st_edge_3d(out, in, src, nx, ny, nz, x + j, y, z, z1 - z < STENCIL_CELLS ? z1 - z : STENCIL_CELLS,
+                           mode, k, has_src);
         return;
     }
     uint y = y0 + (row * STENCIL_BY + gp_local_id(1)) * STENCIL_CELLS;
     if (y >= y1) return;
-    if (x > 0 && x + 1 < nx && y > 0 && ny - y > STENCIL_CELLS && y1 - y >= STENCIL_CELLS)
+    if (inner_x && y > 0 && ny - y > STENCIL_CELLS && y1 - y >= STENCIL_CELLS)
         st_inner_2d(out, in, src, (ulong)y * nx + x, nx, k, shape == 1, has_src);
     else
-        st_edge_2d(out, in, src, nx, ny, x, y, y1 - y < STENCIL_CELLS ? y1 - y : STENCIL_CELLS, mode, k, shape == 1,
-                   has_src);
+        for (uint j = 0; j < nv; j++)
+            st_edge_2d(out, in, src, nx, ny, x + j, y, y1 - y < STENCIL_CELLS ? y1 - y : STENCIL_CELLS, mode, k,
+                       shape == 1, has_src);
 }
 
 /* ---- The CPU variant (-DSTENCIL_ROWS=1): whole rows ----------------------------------------
@@ -257,14 +348,12 @@ GP_FUNC void st_stencil(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_REST
                        L(u, x - 1), L(u, x), L(u, x + 1));                                     \
         else                                                                                   \
             ST_SUM_5POINT(acc, k, L(in, x), L(in, x - 1), L(in, x + 1), L(s, x), L(u, x));     \
-        if (has_src) acc += k.sw * L(src, x);                                                  \
+        if (has_src) ST_MAC(acc, k.sw, L(src, x));                                              \
         S(acc, out, x);                                                                        \
     } while (0)
 #define ST_CELL_AT(p, i) (p)[i]
 #define ST_CELL_SET(v, p, i) ((p)[i] = (v))
 #ifdef __OPENCL_VERSION__
-#define ST_CAT_(a, b) a##b
-#define ST_CAT(a, b) ST_CAT_(a, b)
 #if GP_TYPE == 1
 #define ST_VN 16
 #else

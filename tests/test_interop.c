@@ -129,6 +129,68 @@ static void registered_host_memory(void **state)
     GP_OK(gp_buffer_destroy(empty));
 }
 
+/* A 5-point stencil (weights 1, fixed edges) over NX x NY cells and C = A B (M x M x M, row
+ * major) in memory w whose first byte is not on 16 (a pointer past an allocation's start,
+ * registered host memory anywhere): small integers, so the sums are exact and must equal the
+ * host's. The primitives that load 16 bytes at a time on aligned data must see that this is not. */
+enum { NX = 64, NY = 6, NCELL = NX * NY, MSIDE = 128 }; /* M is MSIDE */
+
+static void unaligned_work(gp_buffer *w, const char *what)
+{
+    enum { MM = MSIDE * MSIDE, IN = 0, OUT = NCELL, A = 2 * NCELL, B = A + MM, C = B + MM, END = C + MM };
+    float *h = tst_malloc(END * sizeof *h), *got = tst_malloc(END * sizeof *got);
+    for (size_t i = 0; i < END; i++) h[i] = (float)(i % 7) - 3;
+    GP_OK(gp_buffer_write(NULL, w, 0, h, END * sizeof *h));
+    const gp_stencil st = {GP_STENCIL_5POINT, GP_F32, GP_BOUNDARY_FIXED, NX, NY, 1, {1, 1, 1, 1, 1}, 0};
+    GP_OK(gp_stencil_apply(NULL, &st, GP_VIEW_AT(w, OUT), GP_VIEW_AT(w, IN), GP_VIEW(NULL)));
+    GP_OK(gp_gemm(NULL, GP_GEMM_GPUPORT, GP_F32, GP_ROW_MAJOR, GP_NO_TRANS, GP_NO_TRANS, MSIDE, MSIDE, MSIDE, 1,
+                  GP_VIEW_AT(w, A), MSIDE, GP_VIEW_AT(w, B), MSIDE, 0, GP_VIEW_AT(w, C), MSIDE));
+    GP_OK(gp_buffer_read(NULL, w, 0, got, END * sizeof *got));
+    for (size_t y = 0; y < NY; y++)
+        for (size_t x = 0; x < NX; x++) {
+            const float *c = h + IN + y * NX + x;
+            float want = x == 0 || y == 0 || x + 1 == NX || y + 1 == NY ? c[0] : c[0] + c[-1] + c[1] + c[-NX] + c[NX];
+            if (got[OUT + y * NX + x] != want)
+                fail_msg("%s: stencil cell (%zu, %zu) = %g, expected %g", what, x, y, got[OUT + y * NX + x], want);
+        }
+    for (size_t i = 0; i < MSIDE; i++)
+        for (size_t j = 0; j < MSIDE; j++) {
+            float want = 0;
+            for (size_t l = 0; l < MSIDE; l++) want += h[A + i * MSIDE + l] * h[B + l * MSIDE + j];
+            if (got[C + i * MSIDE + j] != want)
+                fail_msg("%s: C(%zu, %zu) = %g, expected %g", what, i, j, got[C + i * MSIDE + j], want);
+        }
+    free(h);
+    free(got);
+}
+
+static void unaligned_memory(void **state)
+{
+    (void)state;
+    const size_t bytes = (2 * NCELL + 3 * MSIDE * MSIDE) * sizeof(float);
+    for (int other = 0; other < 2; other++) { /* each kernel variant of the stencil */
+        char *saved = other ? tst_other_variant("GPUPORT_STENCIL_KERNEL", "tiled", "rows") : NULL;
+        char *host = tst_malloc(bytes + 16);
+        gp_buffer *r = NULL;
+        GP_OK(gp_buffer_register_host(tst_dev, host + 4, bytes, &r));
+        unaligned_work(r, "registered host memory from 4 bytes past 16");
+        GP_OK(gp_buffer_destroy(r));
+        free(host);
+        if (my_backend() != GP_BACKEND_OPENCL) { /* OpenCL's handles are whole buffers */
+            gp_buffer *b = tst_buffer(GP_MEMORY_DEVICE, bytes + 16), *w = NULL;
+            gp_native_buffer nb;
+            GP_OK(gp_buffer_get_native(b, &nb));
+            nb.device_ptr += 4;
+            nb.bytes = bytes;
+            GP_OK(gp_buffer_wrap(tst_dev, &nb, GP_BORROW, &w));
+            unaligned_work(w, "a device pointer 4 bytes past an allocation's start");
+            GP_OK(gp_buffer_destroy(w));
+            GP_OK(gp_buffer_destroy(b));
+        }
+        if (other) tst_restore_env("GPUPORT_STENCIL_KERNEL", saved);
+    }
+}
+
 static void bad_native_handles(void **state)
 {
     (void)state;
@@ -471,6 +533,7 @@ static void cuda_native(void **state)
 
 const struct CMUnitTest tst_interop_tests[] = {
     cmocka_unit_test(handles_out_and_back), cmocka_unit_test(registered_host_memory),
+    cmocka_unit_test(unaligned_memory),
     cmocka_unit_test(bad_native_handles),   cmocka_unit_test(opencl_native),
     cmocka_unit_test(cuda_native),
 };

@@ -14,9 +14,12 @@ typedef struct grid {
     size_t nx, ny, nz;
 } grid;
 
-static const grid grids_2d[] = {{1, 1, 1},  {2, 2, 1},   {3, 3, 1},    {1, 7, 1},    {7, 1, 1},
-                                {5, 3, 1},  {33, 17, 1}, {65, 130, 1}, {257, 129, 1}};
-static const grid grids_3d[] = {{1, 1, 1}, {2, 2, 2}, {3, 3, 3}, {5, 3, 7}, {1, 4, 9}, {33, 9, 19}, {40, 37, 30}};
+/* Rows of 4 and 8 cells (and their multiples) have 16-byte aligned rows, which the tiled variant
+ * reads 16 bytes at a time (where the views are aligned too); the others cell by cell. */
+static const grid grids_2d[] = {{1, 1, 1},   {2, 2, 1},   {3, 3, 1},   {1, 7, 1},    {7, 1, 1},    {5, 3, 1},
+                                {4, 6, 1},   {33, 17, 1}, {68, 37, 1}, {65, 130, 1}, {264, 40, 1}, {257, 129, 1}};
+static const grid grids_3d[] = {{1, 1, 1}, {2, 2, 2},   {3, 3, 3},    {5, 3, 7},   {1, 4, 9},
+                                {8, 3, 5}, {33, 9, 19}, {36, 10, 11}, {40, 37, 36}};
 
 /* Each shape's neighbours, in the order of its weights. */
 static const int offsets[4][9][3] = {
@@ -159,27 +162,29 @@ static cell *exact_cells(const double *h, size_t n)
 
 /* ---- One application, checked ------------------------------------------------------------- */
 
-/* in at element 3 of one buffer with source after it (two read-only views may share a buffer),
- * out at GUARD of another buffer with GUARD elements of fill on each side; in must not change. */
-static void check_apply(const gp_stencil *s, int with_source, uint64_t seed)
+/* in at element 3 (aligned: 0) of one buffer with source after it (two read-only views may
+ * share a buffer), out at GUARD (aligned: 8) of another buffer with GUARD elements of fill on
+ * each side; in must not change. Aligned: every view starts on 16 bytes. */
+static void check_apply(const gp_stencil *s, int with_source, int aligned, uint64_t seed)
 {
     const gp_type t = s->type;
-    const size_t n = cells(s), size = gp_type_size(t), io = 3, so = io + n + 2, total_in = so + n + 1;
-    const size_t total_out = GUARD + n + GUARD;
+    const size_t n = cells(s), size = gp_type_size(t), io = aligned ? 0 : 3;
+    const size_t so = aligned ? (n + 3) / 4 * 4 : io + n + 2, total_in = so + n + 1;
+    const size_t oo = aligned ? 8 : GUARD, total_out = oo + n + GUARD;
     double *hin = random_grid(t, total_in, seed);
     gp_buffer *bin = tst_buffer(GP_MEMORY_DEVICE, total_in * size), *bout = tst_buffer(GP_MEMORY_DEVICE, total_out * size);
     upload(t, bin, 0, hin, total_in);
     GP_OK(gp_buffer_fill(NULL, bout, 0, total_out * size, &fill, 1));
     gp_view source = with_source ? GP_VIEW_AT(bin, so) : GP_VIEW(NULL);
-    GP_OK(gp_stencil_apply(NULL, s, GP_VIEW_AT(bout, GUARD), GP_VIEW_AT(bin, io), source));
+    GP_OK(gp_stencil_apply(NULL, s, GP_VIEW_AT(bout, oo), GP_VIEW_AT(bin, io), source));
 
     cell *in = exact_cells(hin + io, n), *want = tst_malloc(n * sizeof *want);
     host_step(s, in, with_source ? hin + so : NULL, want);
     unsigned char *got = tst_malloc(total_out * size);
     GP_OK(gp_buffer_read(NULL, bout, 0, got, total_out * size));
-    expect_fill(got, 0, GUARD, size, "before out");
-    expect_fill(got, GUARD + n, total_out, size, "after out");
-    check_cells(s, got, GUARD, want, with_source ? "apply with source" : "apply");
+    expect_fill(got, 0, oo, size, "before out");
+    expect_fill(got, oo + n, total_out, size, "after out");
+    check_cells(s, got, oo, want, with_source ? "apply with source" : "apply");
     free(got);
 
     void *expect = tst_malloc(total_in * size);
@@ -208,7 +213,7 @@ static void skip_without_fp64(gp_type t)
 }
 
 /* Every boundary on every grid of the shapes' dimension, with random weights, with and without
- * a source. */
+ * a source, with the views aligned and not. */
 static void every_case(gp_type t, int three_d)
 {
     skip_without_fp64(t);
@@ -218,11 +223,11 @@ static void every_case(gp_type t, int three_d)
     for (int shape = three_d ? GP_STENCIL_7POINT : GP_STENCIL_5POINT; shape <= (three_d ? 3 : 2); shape++)
         for (int b = GP_BOUNDARY_FIXED; b <= GP_BOUNDARY_ZERO; b++)
             for (size_t g = 0; g < ngrids; g++)
-                for (int with_source = 0; with_source < 2; with_source++) {
+                for (int variant = 0; variant < 4; variant++) {
                     gp_stencil s = {(gp_stencil_shape)shape, t, (gp_boundary)b, grids[g].nx, grids[g].ny, grids[g].nz,
                                     {0}, 0};
                     random_weights(&s, &state);
-                    check_apply(&s, with_source, state);
+                    check_apply(&s, variant & 1, variant >> 1, state);
                 }
 }
 
@@ -231,22 +236,24 @@ static void stencil_2d_f64(void **state) { (void)state; every_case(GP_F64, 0); }
 static void stencil_3d_f32(void **state) { (void)state; every_case(GP_F32, 1); }
 static void stencil_3d_f64(void **state) { (void)state; every_case(GP_F64, 1); }
 
-/* Grids of many work-groups in every direction: the Jacobi step with its source, the 3x3 and
- * the 7-point. */
+/* Grids of many work-groups in every direction, aligned: the Jacobi step with its source, the
+ * 3x3 and the 7-point. */
 static void stencil_large(void **state)
 {
     (void)state;
     const double h = 1.0 / 999;
     gp_stencil jacobi = {GP_STENCIL_5POINT, GP_F32, GP_BOUNDARY_FIXED, 1000, 700, 1, {0, .25, .25, .25, .25},
                          h * h / 4};
-    check_apply(&jacobi, 1, 21);
+    check_apply(&jacobi, 1, 1, 21);
     uint64_t st = 22;
     gp_stencil box = {GP_STENCIL_3X3, GP_F32, GP_BOUNDARY_ZERO, 1000, 700, 1, {0}, 0};
     random_weights(&box, &st);
-    check_apply(&box, 0, 23);
+    check_apply(&box, 0, 1, 23);
     gp_stencil cube = {GP_STENCIL_7POINT, tst_info.fp64 ? GP_F64 : GP_F32, GP_BOUNDARY_CLAMP, 130, 70, 45, {0}, 0};
     random_weights(&cube, &st);
-    check_apply(&cube, 1, 24);
+    check_apply(&cube, 1, 1, 24);
+    cube.nx = 132; /* f32 rows on 16 bytes */
+    check_apply(&cube, 0, 1, 25);
 }
 
 /* ---- Several steps ------------------------------------------------------------------------ */
@@ -388,7 +395,7 @@ static void check_boxes(const gp_stencil *s, int with_source, uint64_t seed)
 static void stencil_regions(void **state)
 {
     (void)state;
-    static const grid grids[] = {{1, 1, 1}, {3, 3, 1}, {2, 9, 1}, {70, 45, 1}, {3, 3, 3}, {37, 21, 27}};
+    static const grid grids[] = {{1, 1, 1}, {3, 3, 1}, {2, 9, 1}, {72, 45, 1}, {3, 3, 3}, {36, 21, 27}};
     uint64_t st = 51;
     for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++)
         for (int shape = GP_STENCIL_5POINT; shape <= GP_STENCIL_7POINT; shape++) {

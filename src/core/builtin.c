@@ -151,6 +151,11 @@ gp_status gp__primitive_begin(gp_stream **stream, gp_device *dev, const char *fn
 
 void gp__primitive_end(gp_stream *stream) { pthread_mutex_unlock(&stream->lock); }
 
+int gp__view_aligned(gp_view view, gp_type type, size_t bytes)
+{
+    return view.buffer->align % bytes == 0 && view.offset * gp_type_size(type) % bytes == 0;
+}
+
 gp_status gp__check_view(gp_view view, gp_type type, size_t n, const char *fn, const char *which)
 {
     if (!view.buffer) return gp__fail(GP_ERROR_INVALID_HANDLE, "%s: the %s view has no buffer", fn, which);

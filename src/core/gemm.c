@@ -418,8 +418,8 @@ static gp_status run_gpuport(gp_stream *s, gp_type type, const gp_gemm_params *p
     int exact = m % p->tile_m == 0 && n % p->tile_n == 0 && k % p->tile_k == 0;
     /* 16-byte loads of A and B, for whole tiles only: no other variant has them to tell apart. */
     size_t v = 16 / gp_type_size(type);
-    int aligned = exact && !direct(s->dev) && a->view.offset % v == 0 && b->view.offset % v == 0 && a->ld % v == 0 &&
-                  b->ld % v == 0;
+    int aligned = exact && !direct(s->dev) && gp__view_aligned(a->view, type, 16) &&
+                  gp__view_aligned(b->view, type, 16) && a->ld % v == 0 && b->ld % v == 0;
     size_t local = 16; /* the kernel has arrays of its own, or no tiles (direct) */
     unsigned stages = direct(s->dev) ? 0 : pipe_stages(s->dev, type, p, a->trans, b->trans, aligned, &local);
     char options[96];

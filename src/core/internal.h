@@ -33,6 +33,7 @@ struct gp_buffer {
     pthread_mutex_t map_lock; /* map and unmap may come from any thread */
     void *_Atomic mapped;     /* the host address while mapped */
     gp_buffer *pinned_for;    /* its memory registered with the other device of a copy (transfer.c) */
+    unsigned align;           /* the base address's alignment as kernels see it, in bytes, at most 16 */
 };
 
 struct gp_stream {
@@ -168,6 +169,9 @@ gp_status gp__primitive_begin(gp_stream **stream, gp_device *dev, const char *fn
 void gp__primitive_end(gp_stream *stream);
 /* Checks that n elements of type from view lie inside its buffer (NULL buffer: an error). */
 gp_status gp__check_view(gp_view view, gp_type type, size_t n, const char *fn, const char *which);
+/* 1 when the view's first element (of type) lies on a multiple of bytes (a power of two up to
+ * 16), as vector loads need: wrapped and registered memory may start anywhere. */
+int gp__view_aligned(gp_view view, gp_type type, size_t bytes);
 /* The dialect's name of a gp_type ("float"), for messages. */
 const char *gp__type_name(gp_type type);
 /* "-DGP_TYPE=3": the options every built-in source is compiled with for that type; NULL and an

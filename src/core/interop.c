@@ -89,7 +89,16 @@ gp_status gp_event_get_native(const gp_event *event, gp_native_event *native)
 }
 
 /* A gp_buffer around a plugin buffer made by a wrap or register hook; frees impl on failure. */
-static gp_status adopt_buffer(gp_device *dev, void *impl, size_t bytes, gp_memory memory, gp_buffer **out)
+/* The alignment of an address, at most 16 (gp_buffer.align). */
+static unsigned align_of(uint64_t address)
+{
+    unsigned a = 1;
+    while (a < 16 && address % (2 * a) == 0) a *= 2;
+    return a;
+}
+
+static gp_status adopt_buffer(gp_device *dev, void *impl, size_t bytes, gp_memory memory, unsigned align,
+                              gp_buffer **out)
 {
     gp_buffer *b = calloc(1, sizeof *b);
     if (!b) {
@@ -101,6 +110,7 @@ static gp_status adopt_buffer(gp_device *dev, void *impl, size_t bytes, gp_memor
     b->impl = impl;
     b->size = bytes;
     b->memory = memory;
+    b->align = align;
     pthread_mutex_init(&b->map_lock, NULL);
     *out = b;
     return GP_SUCCESS;
@@ -122,7 +132,9 @@ gp_status gp_buffer_wrap(gp_device *device, const gp_native_buffer *native, gp_o
     size_t bytes = 0;
     gp_memory memory = GP_MEMORY_DEVICE;
     st = device->be->buffer_wrap(device->impl, native, ownership == GP_ADOPT, &impl, &bytes, &memory);
-    return st == GP_SUCCESS ? adopt_buffer(device, impl, bytes, memory, buffer) : st;
+    /* An OpenCL buffer's base is aligned to CL_DEVICE_MEM_BASE_ADDR_ALIGN (at least 128 bytes). */
+    unsigned align = native->backend == GP_BACKEND_OPENCL ? 16 : align_of(native->device_ptr);
+    return st == GP_SUCCESS ? adopt_buffer(device, impl, bytes, memory, align, buffer) : st;
 }
 
 gp_status gp_buffer_register_host(gp_device *device, void *host, size_t bytes, gp_buffer **buffer)
@@ -133,7 +145,8 @@ gp_status gp_buffer_register_host(gp_device *device, void *host, size_t bytes, g
     NEED_HOOK(device, buffer_register, __func__);
     void *impl = NULL;
     gp_status st = device->be->buffer_register(device->impl, host, bytes, &impl);
-    return st == GP_SUCCESS ? adopt_buffer(device, impl, bytes, GP_MEMORY_PINNED, buffer) : st;
+    return st == GP_SUCCESS ? adopt_buffer(device, impl, bytes, GP_MEMORY_PINNED, align_of((uintptr_t)host), buffer)
+                            : st;
 }
 
 gp_status gp_stream_wrap(gp_device *device, const gp_native_stream *native, gp_ownership ownership,

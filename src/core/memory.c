@@ -58,6 +58,7 @@ gp_status gp_buffer_create(gp_device *device, gp_memory memory, size_t bytes, gp
         return st;
     }
     b->counted = counted;
+    b->align = 16;
     b->be = device->be;
     b->dev = device;
     b->size = bytes;

@@ -15,33 +15,41 @@
  * one row of work-items, each marching further. GPUPORT_STENCIL_TILE="bx,by,cells" overrides
  * them, for tuning. */
 typedef struct tile {
-    unsigned bx, by, cells;
+    unsigned bx, by, cells, vx;
 } tile;
-static const tile gpu_tile_2d = {64, 4, 8}, gpu_tile_3d = {32, 8, 4}, cpu_tile = {64, 1, 16};
+static const tile gpu_tile_2d = {64, 4, 3, 4}, gpu_tile_3d = {16, 8, 4, 4}, cpu_tile = {64, 1, 16, 4};
 
 /* The kernels' variants: "tiled" above, and "rows" (-DSTENCIL_ROWS=1, kernels/stencil.gp), whose
  * work-groups are one work-item taking `rows` whole rows of the box, for CPUs. */
 static const gp__variants variants = {"GPUPORT_STENCIL_KERNEL", {"tiled", "rows"}};
-static const tile rows_tile = {1, 1, 32};
+static const tile rows_tile = {1, 1, 32, 1};
 
 static const char *const shape_names[] = {NULL, "5point", "3x3", "7point"};
 static const unsigned weight_count[] = {0, 5, 9, 7};
 
-/* The tile for the device: the default or the override, shrunk to what the device allows. */
-static gp_status choose_tile(const gp_device *dev, int rows, int three_d, const char *fn, tile *t)
+/* The tile for the device: the default or the override, shrunk to what the device allows and
+ * the views' alignment (aligned: every row starts on 16 bytes). */
+static gp_status choose_tile(const gp_device *dev, int rows, int three_d, size_t type_size, int aligned,
+                             const char *fn, tile *t)
 {
     const gp_device_info *info = &dev->info;
     *t = rows ? rows_tile : info->type == GP_DEVICE_CPU ? cpu_tile : three_d ? gpu_tile_3d : gpu_tile_2d;
     const char *env = getenv("GPUPORT_STENCIL_TILE");
     if (env && *env) {
-        unsigned v[3];
+        unsigned v[4] = {0, 0, 0, 4};
         const char *s = env;
-        if (!gp__parse_list(&s, ',', v, 3, 1024) || *s || !v[0] || !v[1] || !v[2] || v[2] > 64)
+        int ok = gp__parse_list(&s, ',', v, 3, 1024);
+        if (ok && *s == ',') s++, ok = gp__parse_list(&s, ',', v + 3, 1, 4);
+        if (!ok || *s || !v[0] || !v[1] || !v[2] || v[2] > 64 || (v[3] != 1 && v[3] != 2 && v[3] != 4))
             return gp__fail(GP_ERROR_INVALID_ARGUMENT,
-                            "%s: GPUPORT_STENCIL_TILE=\"%s\" is not \"bx,by,cells\" (1 to 1024, 1 to 1024, 1 to 64)",
+                            "%s: GPUPORT_STENCIL_TILE=\"%s\" is not \"bx,by,cells[,vx]\" (1 to 1024, 1 to 1024, 1 to "
+                            "64, and 1, 2 or 4)",
                             fn, env);
-        *t = rows ? (tile){1, 1, v[2]} : (tile){v[0], v[1], v[2]}; /* rows: the cells are rows per work-item */
+        /* rows: the cells are rows per work-item */
+        *t = rows ? (tile){1, 1, v[2], 1} : (tile){v[0], v[1], v[2], v[3]};
     }
+    /* vx cells per work-item in x, up to 16 bytes, as one vector load where every row is aligned to it. */
+    while (t->vx > 1 && (t->vx * type_size > 16 || !aligned)) t->vx /= 2;
     while (t->by > 1 && ((size_t)t->bx * t->by > info->max_work_group_size || t->by > info->max_work_item_sizes[1]))
         t->by /= 2;
     while (t->bx > 1 && (t->bx > info->max_work_group_size || t->bx > info->max_work_item_sizes[0])) t->bx /= 2;
@@ -129,16 +137,20 @@ static gp_status run(const char *fn, gp_stream *stream, const gp_stencil *s, siz
     tile t;
     st = gp__variant_check(&variants, fn);
     int rows = gp__variant(dev, &variants);
-    if (st == GP_SUCCESS) st = choose_tile(dev, rows, s->shape == GP_STENCIL_7POINT, fn, &t);
+    /* Vector loads need every row of every view on 16 bytes: all views, the row length and the box's edge. */
+    size_t esize = gp_type_size(s->type);
+    int aligned = s->nx * esize % 16 == 0 && origin[0] * esize % 16 == 0 && gp__view_aligned(a, s->type, 16) &&
+                  gp__view_aligned(b, s->type, 16) && (!with_source || gp__view_aligned(source, s->type, 16));
+    if (st == GP_SUCCESS) st = choose_tile(dev, rows, s->shape == GP_STENCIL_7POINT, esize, aligned, fn, &t);
     if (st != GP_SUCCESS) return st;
 
     /* All groups are numbered in dimension 0 (the kernel splits the number), each row of
      * work-items reaching its cells with 32-bit indices; rows: a group per t.cells rows. */
     int flat = s->shape != GP_STENCIL_7POINT;
-    size_t gx = div_up(extent[0], t.bx), gy = div_up(extent[1], flat ? (size_t)t.by * t.cells : t.by);
+    size_t gx = div_up(extent[0], (size_t)t.bx * t.vx), gy = div_up(extent[1], flat ? (size_t)t.by * t.cells : t.by);
     size_t gz = flat ? 1 : div_up(extent[2], t.cells), groups = gx * gy * gz;
     if (rows) gx = groups = div_up(extent[1] * extent[2], t.cells), gy = 1;
-    if (gx * t.bx > UINT32_MAX || gy * t.by * (flat ? t.cells : 1) > UINT32_MAX || gz * t.cells > UINT32_MAX ||
+    if (gx * t.bx * t.vx > UINT32_MAX || gy * t.by * (flat ? t.cells : 1) > UINT32_MAX || gz * t.cells > UINT32_MAX ||
         groups > INT32_MAX / t.bx)
         return gp__fail(GP_ERROR_UNSUPPORTED,
                         "%s: the %zu x %zu x %zu grid needs %zu work-groups of %u x %u; one launch takes at most %u",
@@ -146,9 +158,9 @@ static gp_status run(const char *fn, gp_stream *stream, const gp_stencil *s, siz
 
     gp_kernel *k = NULL;
     if (steps > 0) {
-        char options[96], name[32];
-        snprintf(options, sizeof options, "%s -DSTENCIL_BX=%u -DSTENCIL_BY=%u -DSTENCIL_CELLS=%u%s", type_option, t.bx,
-                 t.by, t.cells, rows ? " -DSTENCIL_ROWS=1" : "");
+        char options[112], name[32];
+        snprintf(options, sizeof options, "%s -DSTENCIL_BX=%u -DSTENCIL_BY=%u -DSTENCIL_CELLS=%u -DSTENCIL_VX=%u%s",
+                 type_option, t.bx, t.by, t.cells, t.vx, rows ? " -DSTENCIL_ROWS=1" : "");
         snprintf(name, sizeof name, "gp_stencil_%s%s", shape_names[s->shape], with_source ? "_src" : "");
         st = gp__builtin_kernel(dev, gp__src_stencil, options, name, 28, &k);
         if (st != GP_SUCCESS) return st;
