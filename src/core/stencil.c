@@ -4,20 +4,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* The tile: a work-group of bx x by work-items, each marching `cells` cells in y (z in 3D).
- * Compile-time options of the kernels. GPUs: rows of 64 work-items read and write 256
- * contiguous bytes of f32 (whole cache lines); a work-item's two halo rows (planes) are mostly
- * L1/L2 hits. Chosen on an H100 among 22 shapes, as ratios to cudaMemcpy D2D: 2D 64x4x8 0.88-0.94
- * from 4096^2 to 16384^2 (32x8x8 0.88-0.93; 64x8x8 is 1% faster, but NVIDIA's OpenCL allows the
- * kernel only 256 work-items), 3D 32x8x4 0.81-0.83 at 256^3 and 512^3 (32x8x8 0.80; longer
- * marches and flatter groups were slower). The GPU shapes are also prebuilt for CUDA and
- * HIP: the top-level CMakeLists.txt lists the same options, so keep them in step. CPUs (pocl):
- * one row of work-items, each marching further. GPUPORT_STENCIL_TILE="bx,by,cells" overrides
- * them, for tuning. */
+/* The tile: a work-group of bx x by work-items, each taking vx neighbouring cells of a row (one
+ * vector load of up to 16 bytes, where every row is aligned; else 1) and marching `cells` cells
+ * in y (z in 3D). Compile-time options of the kernels. GPUs: a row of 64 work-items reads and
+ * writes 1 KiB of f32; a work-item's two halo rows (planes) are mostly L1/L2 hits. Chosen on
+ * an H100 and an H200 (ratios to cudaMemcpy D2D, f32): 2D 64x4x3 with 4 cells each, 0.93-0.99
+ * on the H100 from 4096^2 to 16384^2 and 0.95-0.96 on the H200 at 8192^2 (one cell each, as
+ * before: 0.85-0.94 and 0.81-0.82; 64x4x2 is 1-2% faster on the H100 but 8% slower for 3x3 on
+ * the H200; longer marches are slower; NVIDIA's OpenCL allows 256 work-items); 3D 16x8x4 with 2
+ * cells each, 0.82-0.88 on the H100 at 256^3 to 768^3 (4 cells: 0.77-0.88; one cell in 32x8x4,
+ * as before: 0.80-0.83). The GPU shapes are also prebuilt for CUDA and HIP: the top-level
+ * CMakeLists.txt lists the same options, so keep them in step. CPUs (pocl): one row of
+ * work-items, each marching further. GPUPORT_STENCIL_TILE="bx,by,cells[,vx]" overrides them,
+ * for tuning. */
 typedef struct tile {
     unsigned bx, by, cells, vx;
 } tile;
-static const tile gpu_tile_2d = {64, 4, 3, 4}, gpu_tile_3d = {16, 8, 4, 4}, cpu_tile = {64, 1, 16, 4};
+static const tile gpu_tile_2d = {64, 4, 3, 4}, gpu_tile_3d = {16, 8, 4, 2}, cpu_tile = {64, 1, 16, 4};
 
 /* The kernels' variants: "tiled" above, and "rows" (-DSTENCIL_ROWS=1, kernels/stencil.gp), whose
  * work-groups are one work-item taking `rows` whole rows of the box, for CPUs. */
