@@ -4,10 +4,11 @@
  * (the others never read src).
  *
  * Every global byte should come from DRAM about once. A work-group is STENCIL_BX x STENCIL_BY
- * work-items, neighbours in x on neighbouring cells (coalesced rows); each work-item marches
- * STENCIL_CELLS cells in y (2D) or z (3D) keeping the rows (planes) it needs in registers, so
- * each is loaded once per column; the x neighbours (and in 3D the y ones) are the loads of the
- * neighbouring work-items, caught by L1/L2. All groups are numbered in dimension 0 (x fastest),
+ * work-items, neighbours in x on neighbouring STENCIL_VX cells (coalesced rows, one vector load
+ * each where the host says rows are aligned); each work-item marches STENCIL_CELLS cells in y
+ * (2D) or z (3D) keeping the rows (planes) it needs in registers, so each is loaded once per
+ * column; the x neighbours (and in 3D the y ones) are the loads of the neighbouring
+ * work-items, caught by L1/L2. All groups are numbered in dimension 0 (x fastest),
  * so no grid dimension meets CUDA's 65535-group limit of y and z.
  *
  * Work-items whose whole march has every neighbour on the grid (nearly all) take a path with
@@ -295,7 +296,8 @@ GP_FUNC void st_stencil(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_REST
     uint g = gp_group_id(0), row = g / groups_x;
     uint x = x0 + ((g % groups_x) * STENCIL_BX + gp_local_id(0)) * STENCIL_VX;
     if (x >= x1) return;
-    /* The work-item's columns x ... x + STENCIL_VX - 1 in the box; inner: all with both x neighbours on the grid. */
+    /* The work-item's nv columns from x in the box; inner_x: all STENCIL_VX, each with both x
+     * neighbours on the grid. */
     uint nv = x1 - x < STENCIL_VX ? x1 - x : STENCIL_VX;
     int inner_x = x > 0 && x + STENCIL_VX < nx && nv == STENCIL_VX;
     if (shape == 2) {

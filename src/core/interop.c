@@ -88,7 +88,6 @@ gp_status gp_event_get_native(const gp_event *event, gp_native_event *native)
     return st;
 }
 
-/* A gp_buffer around a plugin buffer made by a wrap or register hook; frees impl on failure. */
 /* The alignment of an address, at most 16 (gp_buffer.align). */
 static unsigned align_of(uint64_t address)
 {
@@ -97,6 +96,7 @@ static unsigned align_of(uint64_t address)
     return a;
 }
 
+/* A gp_buffer around a plugin buffer made by a wrap or register hook; frees impl on failure. */
 static gp_status adopt_buffer(gp_device *dev, void *impl, size_t bytes, gp_memory memory, unsigned align,
                               gp_buffer **out)
 {
