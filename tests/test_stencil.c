@@ -525,13 +525,17 @@ static void stencil_bad_input(void **state)
     }
 #undef BAD
 
-    /* GPUPORT_STENCIL_TILE out of range, including numbers that would wrap to a valid 1. */
-    static const char *const tiles[] = {"4294967297,1,1", "1,4294967297,1", "0,1,1", "32,8", "32,8,8,", "32,8,65",
-                                        "32,8,8x", " 32,8,8", "32,-8,8", "18446744073709551617,1,1"};
+    /* GPUPORT_STENCIL_TILE out of range, including numbers that would wrap to a valid 1, and
+     * cells per vector load other than 1, 2 or 4. */
+    static const char *const tiles[] = {"4294967297,1,1", "1,4294967297,1", "0,1,1",    "32,8",       "32,8,8,",
+                                        "32,8,65",        "32,8,8x",        " 32,8,8",  "32,-8,8",    "32,8,8,3",
+                                        "32,8,8,0",       "32,8,8,8",       "32,8,8,4,", "32,8,8,4,4", "18446744073709551617,1,1"};
     GP_OK(gp_buffer_read(NULL, bo, 0, before, sizeof before));
     for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; i++) {
         setenv("GPUPORT_STENCIL_TILE", tiles[i], 1);
         GP_EXPECT(gp_stencil_apply(NULL, &good, out, in, none), GP_ERROR_INVALID_ARGUMENT);
+        if (!strstr(gp_last_error(), "\"bx,by,cells[,vx]\""))
+            fail_msg("GPUPORT_STENCIL_TILE=\"%s\": the message does not give the format: %s", tiles[i], gp_last_error());
     }
     unsetenv("GPUPORT_STENCIL_TILE");
     tst_check_buffer(bo, before, sizeof before);
