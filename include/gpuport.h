@@ -144,9 +144,10 @@ typedef struct gp_device_info {
     size_t backend_index;        /**< the N of "opencl:N" */
     gp_device_type type;         /**< GPU, CPU or other */
     uint64_t global_mem_bytes;   /**< its memory */
-    uint64_t local_mem_bytes;    /**< per work-group (shared memory per block); on CUDA the most a launch
-                                      can have (the driver's opt-in limit), of which a kernel's own
-                                      GP_LOCAL arrays may take 48 KiB */
+    uint64_t local_mem_bytes;    /**< per work-group (shared memory per block): the most a launch can
+                                      have, on CUDA the driver's opt-in limit */
+    uint64_t local_mem_own_bytes; /**< of those, the most a kernel's own GP_LOCAL arrays may have (48 KiB
+                                      on CUDA; the rest comes through GP_LOCAL_ARG) */
     uint32_t compute_units;      /**< SMs, CUs or cores */
     size_t max_work_group_size;  /**< the most work-items in one work-group */
     size_t max_work_item_sizes[3]; /**< the most in each dimension of a work-group */

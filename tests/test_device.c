@@ -18,6 +18,7 @@ static void info_sane(void **state)
     assert_true(info.type == GP_DEVICE_GPU || info.type == GP_DEVICE_CPU || info.type == GP_DEVICE_OTHER);
     assert_true(info.global_mem_bytes > 0);
     assert_true(info.local_mem_bytes > 0);
+    assert_true(info.local_mem_own_bytes > 0 && info.local_mem_own_bytes <= info.local_mem_bytes);
     assert_true(info.compute_units >= 1);
     assert_true(info.max_work_group_size >= 1);
     for (int d = 0; d < 3; d++)

@@ -249,10 +249,23 @@ static void user_macros_stay_out_of_headers(void **state)
     GP_OK(gp_program_destroy(p));
 }
 
+/* What the FILL kernels below leave in b: item t's sum of 3 i + 1 over the reversed words it read. */
+static void check_fill(gp_buffer *b, size_t items, uint32_t words)
+{
+    uint32_t sums[1024];
+    GP_OK(gp_buffer_read(NULL, b, 0, sums, items * 4));
+    for (uint32_t t = 0; t < items; t++) {
+        uint32_t want = 0;
+        for (uint32_t i = t; i < words; i += (uint32_t)items) want += 3 * (words - 1 - i) + 1;
+        assert_int_equal(sums[t], want);
+    }
+}
+
 /* Local memory beyond the device's, in one argument, in several together, or with the kernel's
  * own arrays, is refused at launch; the device then still works (pocl used to abort at the next
  * synchronize). Nearly all of it (up to 256 KiB) in one argument works: on CUDA that is past
- * the 48 KiB a kernel has without the plugin's opt-in. */
+ * the 48 KiB a kernel has without the plugin's opt-in; and nearly all of local_mem_own_bytes
+ * as the kernel's own array. */
 static void local_memory_limits(void **state)
 {
     (void)state;
@@ -267,15 +280,24 @@ static void local_memory_limits(void **state)
         "    gp_barrier();\n"
         "    out[gp_global_id(0)] = own[gp_local_size(0) - 1u - t] + extra[t];\n"
         "}\n"
+        "#define FILL(all, words)                                                          \\\n"
+        "    uint t = gp_local_id(0), s = 0u;                                              \\\n"
+        "    for (uint i = t; i < words; i += gp_local_size(0)) all[i] = 3u * i + 1u;     \\\n"
+        "    gp_barrier();                                                                 \\\n"
+        "    for (uint i = t; i < words; i += gp_local_size(0)) s += all[words - 1u - i]; \\\n"
+        "    out[t] = s;\n"
         "GP_KERNEL void fill_all(GP_GLOBAL uint *out, uint words, GP_LOCAL_ARG(uint, all))\n"
         "{\n"
         "    GP_LOCAL_BIND(uint, all);\n"
-        "    uint t = gp_local_id(0), s = 0u;\n"
-        "    for (uint i = t; i < words; i += gp_local_size(0)) all[i] = 3u * i + 1u;\n"
-        "    gp_barrier();\n"
-        "    for (uint i = t; i < words; i += gp_local_size(0)) s += all[words - 1u - i];\n"
-        "    out[t] = s;\n"
-        "}\n";
+        "    FILL(all, words)\n"
+        "}\n"
+        "#ifdef OWN_WORDS\n"
+        "GP_KERNEL void fill_own(GP_GLOBAL uint *out)\n"
+        "{\n"
+        "    GP_LOCAL uint own[OWN_WORDS];\n"
+        "    FILL(own, OWN_WORDS)\n"
+        "}\n"
+        "#endif\n";
     const size_t limit = (size_t)tst_info.local_mem_bytes, g = tst_group_size();
     gp_program *p = tst_program(local_arg_src, NULL);
     gp_kernel *k = tst_kernel(p, "reverse_sum");
@@ -308,16 +330,24 @@ static void local_memory_limits(void **state)
 
     k = tst_kernel(p, "fill_all");
     /* less 1 KiB that a driver may count as the kernel's own (NVIDIA's OpenCL counts 1 byte) */
-    uint32_t words = (uint32_t)(((limit < 262144 ? limit : 262144) - 1024) / 4), sums[1024];
+    uint32_t words = (uint32_t)(((limit < 262144 ? limit : 262144) - 1024) / 4);
     size_t items = g < 1024 ? g : 1024;
     gp_arg all[] = {GP_BUFFER(b), GP_VALUE(words), GP_LOCAL_BYTES((size_t)words * 4)};
     GP_OK(gp_kernel_launch(NULL, k, 1, &items, &items, 3, all));
-    GP_OK(gp_buffer_read(NULL, b, 0, sums, items * 4));
-    for (uint32_t t = 0; t < items; t++) {
-        uint32_t want = 0;
-        for (uint32_t i = t; i < words; i += (uint32_t)items) want += 3 * (words - 1 - i) + 1;
-        assert_int_equal(sums[t], want);
-    }
+    check_fill(b, items, words);
+    GP_OK(gp_kernel_destroy(k));
+    GP_OK(gp_program_destroy(p));
+
+    /* Nearly all of local_mem_own_bytes as the kernel's own array compiles and runs. */
+    const size_t own = (size_t)tst_info.local_mem_own_bytes;
+    words = (uint32_t)(((own < 262144 ? own : 262144) - 1024) / 4);
+    char options[32];
+    snprintf(options, sizeof options, "-DOWN_WORDS=%u", (unsigned)words);
+    p = tst_program(src, options);
+    k = tst_kernel(p, "fill_own");
+    gp_arg out_only[] = {GP_BUFFER(b)};
+    GP_OK(gp_kernel_launch(NULL, k, 1, &items, &items, 1, out_only));
+    check_fill(b, items, words);
     GP_OK(gp_buffer_destroy(b));
     GP_OK(gp_kernel_destroy(k));
     GP_OK(gp_program_destroy(p));

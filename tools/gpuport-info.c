@@ -51,12 +51,13 @@ static void print_json(size_t nb, size_t nd)
         printf(", \"vendor\": ");
         json_string(di.vendor);
         printf(", \"backend\": \"%s\", \"type\": \"%s\", \"global_mem_bytes\": %llu, \"local_mem_bytes\": %llu, "
-               "\"compute_units\": %u, \"max_work_group_size\": %zu, \"max_work_item_sizes\": [%zu, %zu, %zu], "
-               "\"subgroup_size\": %u, \"fp64\": %s, \"unified_memory\": %s, \"driver_version\": ",
+               "\"local_mem_own_bytes\": %llu, \"compute_units\": %u, \"max_work_group_size\": %zu, "
+               "\"max_work_item_sizes\": [%zu, %zu, %zu], \"subgroup_size\": %u, \"fp64\": %s, \"unified_memory\": %s, "
+               "\"driver_version\": ",
                di.backend, type_name(di.type), (unsigned long long)di.global_mem_bytes,
-               (unsigned long long)di.local_mem_bytes, di.compute_units, di.max_work_group_size,
-               di.max_work_item_sizes[0], di.max_work_item_sizes[1], di.max_work_item_sizes[2], di.subgroup_size,
-               di.fp64 ? "true" : "false", di.unified_memory ? "true" : "false");
+               (unsigned long long)di.local_mem_bytes, (unsigned long long)di.local_mem_own_bytes, di.compute_units,
+               di.max_work_group_size, di.max_work_item_sizes[0], di.max_work_item_sizes[1], di.max_work_item_sizes[2],
+               di.subgroup_size, di.fp64 ? "true" : "false", di.unified_memory ? "true" : "false");
         json_string(di.driver_version);
         printf(", \"runtime_version\": ");
         json_string(di.runtime_version);
@@ -96,8 +97,9 @@ static void print_text(size_t nb, size_t nd, int one_line)
         }
         printf("  %s  %s\n", id, di.name);
         printf("      vendor %s, type %s\n", di.vendor, type_name(di.type));
-        printf("      global memory %.2f GiB, local memory %llu KiB per group%s\n", di.global_mem_bytes / 1073741824.0,
-               (unsigned long long)di.local_mem_bytes / 1024, di.unified_memory ? ", shared with the host" : "");
+        printf("      global memory %.2f GiB, local memory %llu KiB per group (%llu KiB a kernel's own arrays)%s\n",
+               di.global_mem_bytes / 1073741824.0, (unsigned long long)di.local_mem_bytes / 1024,
+               (unsigned long long)di.local_mem_own_bytes / 1024, di.unified_memory ? ", shared with the host" : "");
         printf("      compute units %u, max work-group %zu (%zu x %zu x %zu)", di.compute_units, di.max_work_group_size,
                di.max_work_item_sizes[0], di.max_work_item_sizes[1], di.max_work_item_sizes[2]);
         if (di.subgroup_size) printf(", subgroup %u", di.subgroup_size);

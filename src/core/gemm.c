@@ -113,14 +113,6 @@ static size_t local_bytes(gp_type type, const gp_gemm_params *p)
     return 2 * (size_t)p->tile_k * (p->tile_m + p->tile_n + 8) * gp_type_size(type);
 }
 
-/* The most local memory the kernel's own arrays may have: CUDA allows 48 KiB, whatever more a
- * launch can have (gp_device_info.local_mem_bytes). */
-static uint64_t own_local_limit(const gp_device *dev)
-{
-    uint64_t lim = dev->info.local_mem_bytes;
-    return strcmp(dev->info.backend, "cuda") == 0 && lim > 49152 ? 49152 : lim;
-}
-
 /* The kernel's variants (kernels/gemm.gp): tiled on GPUs, direct on CPUs. */
 static const gp__variants variants = {"GPUPORT_GEMM_KERNEL", {"tiled", "direct"}};
 static int direct(const gp_device *dev) { return gp__variant(dev, &variants); }
@@ -147,9 +139,9 @@ static const char *invalid(const gp_device *dev, gp_type type, const gp_gemm_par
         else if ((size_t)p->tile_m * p->tile_k % items || (size_t)p->tile_k * p->tile_n % items)
             snprintf(why, len, "the %zu work-items must share the tiles of A (%u x %u) and B (%u x %u) evenly", items,
                      p->tile_m, p->tile_k, p->tile_k, p->tile_n);
-        else if (local_bytes(type, p) > own_local_limit(dev))
+        else if (local_bytes(type, p) > info->local_mem_own_bytes)
             snprintf(why, len, "its tiles need %zu bytes of local memory, more than the %llu a kernel's own arrays "
-                     "may have on %s", local_bytes(type, p), (unsigned long long)own_local_limit(dev), info->name);
+                     "may have on %s", local_bytes(type, p), (unsigned long long)info->local_mem_own_bytes, info->name);
         else return NULL;
     }
     return why;

@@ -91,6 +91,9 @@ static void open_devices(const gp__backend *be, gp_backend_info *bi, size_t coun
         }
         snprintf(dev->info.backend, sizeof dev->info.backend, "%s", bi->name);
         dev->info.backend_index = opened;
+        /* a plugin that does not tell its own arrays apart gives them all of it */
+        if (!dev->info.local_mem_own_bytes || dev->info.local_mem_own_bytes > dev->info.local_mem_bytes)
+            dev->info.local_mem_own_bytes = dev->info.local_mem_bytes;
         be->device_cache_id(dev->impl, dev->cache_id, sizeof dev->cache_id);
         pthread_mutex_init(&dev->lock, NULL);
         gp_stream *s = calloc(1, sizeof *s);

@@ -262,7 +262,7 @@ static gp_status ch_device_open(size_t index, void **out, gp_device_info *info)
     snprintf(info->vendor, sizeof info->vendor, "%s", CH_VENDOR);
     info->type = GP_DEVICE_GPU;
     info->global_mem_bytes = total;
-    info->local_mem_bytes = (uint64_t)ch_attr(d, CH_ATTR_SHARED_MEM_PER_BLOCK);
+    info->local_mem_bytes = info->local_mem_own_bytes = (uint64_t)ch_attr(d, CH_ATTR_SHARED_MEM_PER_BLOCK);
 #ifdef CH_ATTR_SHARED_MEM_OPTIN /* what a launch can have, past the default limit (ch_launch) */
     uint64_t optin = (uint64_t)ch_attr(d, CH_ATTR_SHARED_MEM_OPTIN);
     if (optin > info->local_mem_bytes)
