@@ -34,7 +34,8 @@ static const gp_gemm_params candidates[] = {
  * up) times the tile's area divided by its speed; ties go to the larger shape. Measured on an
  * H100 (132 SMs) with CUDA 13 against cuBLAS without TF32, N = 512 / 1024 / 2048 / 4096:
  * f32 128x128 0.61 / 0.52 / 0.86 / 0.85, 64x128 0.74 / 0.84 / 0.71, 64x32 1.44 / 0.69 / 0.54;
- * since the whole-vector stores into the local tiles the default gives 0.87-0.89 from N = 2048.
+ * since the whole-vector stores into the local tiles the default gave 0.87-0.89 from N = 2048,
+ * and since the products' order of gemm.gp's GEMM_FMAS 0.92-0.94 (the smaller shapes unchanged).
  * f64 on the FP64 matrix instructions, on CUDA with three steps of asynchronous copies in
  * flight (gemm.gp's PIPE), N = 1024 / 2048 / 4096 / 8192: 128x64 0.64 / 0.75 / 0.78 / 0.81
  * (51 TFLOP/s), 64x64 0.76 / 0.75 / 0.79 / 0.76, and 32x64 0.63-0.95 at N = 512, where cuBLAS's
