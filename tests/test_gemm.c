@@ -188,14 +188,39 @@ static void run_all(gp_gemm_impl impl)
 
 static void gemm_gpuport(void **state) { run_all(GP_GEMM_GPUPORT); }
 
-static char *other_kernel(void) { return tst_other_variant("GPUPORT_GEMM_KERNEL", "tiled", "direct"); }
-static void restore_kernel(char *saved) { tst_restore_env("GPUPORT_GEMM_KERNEL", saved); }
+/* Unsets GPUPORT_GEMM_PARAMS for tests that choose shapes themselves; returns its value, which
+ * goes back with tst_restore_env. */
+static char *unset_params(void)
+{
+    const char *old = getenv("GPUPORT_GEMM_PARAMS");
+    char *saved = old ? strdup(old) : NULL;
+    unsetenv("GPUPORT_GEMM_PARAMS");
+    return saved;
+}
+
+/* The other variant, with its own default shape: a shape of the user's GPUPORT_GEMM_PARAMS is
+ * for the device's own variant (pocl takes minutes to compile the tiled kernel with a CPU
+ * shape). */
+typedef struct saved_env {
+    char *kernel, *params;
+} saved_env;
+static saved_env other_kernel(void)
+{
+    saved_env s = {NULL, unset_params()};
+    s.kernel = tst_other_variant("GPUPORT_GEMM_KERNEL", "tiled", "direct");
+    return s;
+}
+static void restore_kernel(saved_env s)
+{
+    tst_restore_env("GPUPORT_GEMM_KERNEL", s.kernel);
+    tst_restore_env("GPUPORT_GEMM_PARAMS", s.params);
+}
 
 /* The other variant, with its default shape, over the whole problem set; an unknown variant is
  * refused. */
 static void gemm_other_kernel(void **state)
 {
-    char *saved = other_kernel();
+    saved_env saved = other_kernel();
     run_all(GP_GEMM_GPUPORT);
     setenv("GPUPORT_GEMM_KERNEL", "blocked", 1);
     gp_buffer *x = tst_buffer(GP_MEMORY_DEVICE, 4096);
@@ -248,7 +273,7 @@ static void whole_tiles(void)
 static void gemm_whole_tiles(void **state)
 {
     whole_tiles();
-    char *saved = other_kernel();
+    saved_env saved = other_kernel();
     whole_tiles();
     restore_kernel(saved);
 }
@@ -284,9 +309,8 @@ static int same(const gp_gemm_params *a, const gp_gemm_params *b) { return memcm
 /* Set, get, the environment's override, and a product with each shape in force. */
 static void gemm_params(void **state)
 {
-    const char *old = getenv("GPUPORT_GEMM_PARAMS"), *old_kernel = getenv("GPUPORT_GEMM_KERNEL");
-    char *saved = old ? strdup(old) : NULL, *saved_kernel = old_kernel ? strdup(old_kernel) : NULL;
-    unsetenv("GPUPORT_GEMM_PARAMS");
+    const char *old_kernel = getenv("GPUPORT_GEMM_KERNEL");
+    char *saved = unset_params(), *saved_kernel = old_kernel ? strdup(old_kernel) : NULL;
     unsetenv("GPUPORT_GEMM_KERNEL"); /* the device's own variant: direct on CPUs */
     gp_gemm_params before, got, want = {32, 16, 8, 4, 2};
     GP_OK(gp_gemm_params_get(tst_dev, GP_F32, &before));
@@ -320,8 +344,7 @@ static void gemm_params(void **state)
                   GP_ERROR_INVALID_ARGUMENT);
     }
     gp_buffer_destroy(x);
-    tst_set_env("GPUPORT_GEMM_PARAMS", saved);
-    free(saved);
+    unsetenv("GPUPORT_GEMM_PARAMS");
 
     /* Shapes the kernel cannot take, or the device cannot hold, change nothing. The last two
      * break rules of local tiles: the items do not share them evenly, or they do not fit. The
@@ -345,8 +368,8 @@ static void gemm_params(void **state)
         unsetenv("GPUPORT_GEMM_KERNEL");
     }
     GP_OK(gp_gemm_params_set(tst_dev, GP_F32, &before));
-    tst_set_env("GPUPORT_GEMM_KERNEL", saved_kernel);
-    free(saved_kernel);
+    tst_restore_env("GPUPORT_GEMM_KERNEL", saved_kernel);
+    tst_restore_env("GPUPORT_GEMM_PARAMS", saved);
 }
 
 static void set_cache_dir(const char *dir) { tst_set_env("GPUPORT_CACHE_DIR", dir); }
@@ -378,7 +401,8 @@ static void remove_dir(const char *dir)
 static void gemm_tune(void **state)
 {
     const char *old = getenv("GPUPORT_CACHE_DIR");
-    char *saved = old ? strdup(old) : NULL;
+    /* GPUPORT_GEMM_PARAMS would override the tuned shape */
+    char *saved = old ? strdup(old) : NULL, *saved_params = unset_params();
     char full[] = "/tmp/gpuport-gemm-tune-XXXXXX", empty[] = "/tmp/gpuport-gemm-empty-XXXXXX";
     assert_non_null(mkdtemp(full));
     assert_non_null(mkdtemp(empty));
@@ -402,8 +426,8 @@ static void gemm_tune(void **state)
     set_cache_dir(full);
     GP_OK(gp_gemm_params_get(tst_dev, GP_F32, &got));
     assert_true(same(&got, &best));
-    set_cache_dir(saved);
-    free(saved);
+    tst_restore_env("GPUPORT_CACHE_DIR", saved);
+    tst_restore_env("GPUPORT_GEMM_PARAMS", saved_params);
     remove_dir(full);
     remove_dir(empty);
     GP_EXPECT(gp_gemm_tune(s, GP_F32, 0, &best, &gflops), GP_ERROR_INVALID_ARGUMENT);
