@@ -392,7 +392,7 @@ GP_KERNEL void gp_gemm(GP_GLOBAL const T *A, ulong a_off, IDX lda, GP_GLOBAL con
  * turn, each column by column with the rows walked down and up in turn, so that neighbouring
  * products share an operand: the 128 x 128 SGEMM (8 x 8 per item) then ran 0.92-0.94x cuBLAS on
  * an H100 against 0.87-0.89x row by row, its dispatch stalls (register bank conflicts) down
- * from 0.55 to 0.28 per instruction. Items of 4 rows ran 5-15% slower so, and go row by row. */
+ * from 0.55 to 0.28 per instruction. Items of 4 rows ran 3-17% slower so, and go row by row. */
 #if WM >= 8 && WM % 4 == 0 && WN % 4 == 0
 #define GEMM_FMAS()                                                                            \
     _Pragma("unroll") for (uint jb = 0; jb < WN; jb += 4)                                      \
