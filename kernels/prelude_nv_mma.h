@@ -9,6 +9,13 @@
 #if defined(GP__MMA_ARCH) && GP__MMA_ARCH >= 80
 #define GP__MMA_F64 1
 #if GP__MMA_ARCH >= 90
+/* C (16 x 8) += A (16 x 16) B (16 x 8): as above, with a4..a7 A[g][t+8], A[g+8][t+8],
+ * A[g][t+12], A[g+8][t+12] and b2, b3 B[t+8][g], B[t+12][g] */
+#define gp__mma_f64_16x8x16(c0, c1, c2, c3, a0, a1, a2, a3, a4, a5, a6, a7, b0, b1, b2, b3)     \
+    GP__ASM("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7,%8,%9,%10,%11}, {%12,%13,%14,%15}, {%0,%1,%2,%3};" \
+            : "+d"(c0), "+d"(c1), "+d"(c2), "+d"(c3)                                           \
+            : "d"(a0), "d"(a1), "d"(a2), "d"(a3), "d"(a4), "d"(a5), "d"(a6), "d"(a7),           \
+              "d"(b0), "d"(b1), "d"(b2), "d"(b3))
 #define gp__mma_f64_16x8x8(c0, c1, c2, c3, a0, a1, a2, a3, b0, b1)                             \
     GP__ASM("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};" \
             : "+d"(c0), "+d"(c1), "+d"(c2), "+d"(c3)                                           \
