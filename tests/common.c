@@ -106,10 +106,15 @@ void tst_set_env(const char *name, const char *value)
     else unsetenv(name);
 }
 
+char *tst_save_env(const char *name)
+{
+    const char *old = getenv(name);
+    return old ? strdup(old) : NULL;
+}
+
 char *tst_other_variant(const char *env, const char *gpu_name, const char *cpu_name)
 {
-    const char *old = getenv(env);
-    char *saved = old ? strdup(old) : NULL;
+    char *saved = tst_save_env(env);
     setenv(env, tst_info.type == GP_DEVICE_CPU ? gpu_name : cpu_name, 1);
     return saved;
 }

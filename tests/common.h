@@ -44,6 +44,8 @@ int tst_error_sentinel_present(void);
 void tst_random_bytes(void *dst, size_t bytes, uint64_t seed);
 /* Sets the environment variable name to value, or unsets it for NULL. */
 void tst_set_env(const char *name, const char *value);
+/* A copy of the variable's value (NULL when unset), to pass to tst_restore_env. */
+char *tst_save_env(const char *name);
 /* For primitives with a GPU and a CPU kernel variant: puts in force, through the environment
  * variable env, the one this device does not run by default (gpu_name on CPUs, cpu_name
  * elsewhere); returns the variable's old value (to pass to tst_restore_env). */

@@ -192,8 +192,7 @@ static void gemm_gpuport(void **state) { run_all(GP_GEMM_GPUPORT); }
  * goes back with tst_restore_env. */
 static char *unset_params(void)
 {
-    const char *old = getenv("GPUPORT_GEMM_PARAMS");
-    char *saved = old ? strdup(old) : NULL;
+    char *saved = tst_save_env("GPUPORT_GEMM_PARAMS");
     unsetenv("GPUPORT_GEMM_PARAMS");
     return saved;
 }
@@ -281,8 +280,7 @@ static void gemm_whole_tiles(void **state)
 /* GPUPORT_GEMM picks the implementation for GP_GEMM_AUTO; anything else is refused. */
 static void gemm_auto_env(void **state)
 {
-    const char *old = getenv("GPUPORT_GEMM");
-    char *saved = old ? strdup(old) : NULL;
+    char *saved = tst_save_env("GPUPORT_GEMM");
     problem p = {GP_F32, GP_ROW_MAJOR, GP_NO_TRANS, GP_TRANS, 17, 9, 5, 1, 0, 0, 0, 0};
     setenv("GPUPORT_GEMM", "gpuport", 1);
     check(&p, GP_GEMM_AUTO);
@@ -299,8 +297,7 @@ static void gemm_auto_env(void **state)
         GP_EXPECT(gp_gemm(NULL, GP_GEMM_AUTO, GP_F32, GP_ROW_MAJOR, 0, 0, 4, 4, 4, 1, GP_VIEW(x), 4, GP_VIEW_AT(x, 16),
                           4, 0, GP_VIEW_AT(x, 32), 4),
                   GP_ERROR_UNSUPPORTED);
-    tst_set_env("GPUPORT_GEMM", saved);
-    free(saved);
+    tst_restore_env("GPUPORT_GEMM", saved);
     gp_buffer_destroy(x);
 }
 
@@ -309,8 +306,7 @@ static int same(const gp_gemm_params *a, const gp_gemm_params *b) { return memcm
 /* Set, get, the environment's override, and a product with each shape in force. */
 static void gemm_params(void **state)
 {
-    const char *old_kernel = getenv("GPUPORT_GEMM_KERNEL");
-    char *saved = unset_params(), *saved_kernel = old_kernel ? strdup(old_kernel) : NULL;
+    char *saved = unset_params(), *saved_kernel = tst_save_env("GPUPORT_GEMM_KERNEL");
     unsetenv("GPUPORT_GEMM_KERNEL"); /* the device's own variant: direct on CPUs */
     gp_gemm_params before, got, want = {32, 16, 8, 4, 2};
     GP_OK(gp_gemm_params_get(tst_dev, GP_F32, &before));
@@ -400,9 +396,8 @@ static void remove_dir(const char *dir)
  * that folder reads it back (one in an empty folder does not find it). */
 static void gemm_tune(void **state)
 {
-    const char *old = getenv("GPUPORT_CACHE_DIR");
     /* GPUPORT_GEMM_PARAMS would override the tuned shape */
-    char *saved = old ? strdup(old) : NULL, *saved_params = unset_params();
+    char *saved = tst_save_env("GPUPORT_CACHE_DIR"), *saved_params = unset_params();
     char full[] = "/tmp/gpuport-gemm-tune-XXXXXX", empty[] = "/tmp/gpuport-gemm-empty-XXXXXX";
     assert_non_null(mkdtemp(full));
     assert_non_null(mkdtemp(empty));
