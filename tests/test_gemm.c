@@ -364,6 +364,20 @@ static void gemm_params(void **state)
         unsetenv("GPUPORT_GEMM_KERNEL");
     }
     GP_OK(gp_gemm_params_set(tst_dev, GP_F32, &before));
+
+    /* f64 tiles 16 deep in k: on NVIDIA GPUs from sm_90, the matrix instruction that is 16 deep
+     * (gemm.gp's KI); in part and whole tiles, the latter through CUDA's asynchronous copies. */
+    if (tst_info.fp64) {
+        gp_gemm_params before64, deep = {64, 64, 16, 4, 4};
+        GP_OK(gp_gemm_params_get(tst_dev, GP_F64, &before64));
+        GP_OK(gp_gemm_params_set(tst_dev, GP_F64, &deep));
+        problem q = p;
+        q.type = GP_F64;
+        check(&q, GP_GEMM_GPUPORT);
+        problem whole = {GP_F64, GP_ROW_MAJOR, GP_NO_TRANS, GP_NO_TRANS, 128, 64, 48, 1, 0, 0, 0, 0};
+        check(&whole, GP_GEMM_GPUPORT);
+        GP_OK(gp_gemm_params_set(tst_dev, GP_F64, &before64));
+    }
     tst_restore_env("GPUPORT_GEMM_KERNEL", saved_kernel);
     tst_restore_env("GPUPORT_GEMM_PARAMS", saved);
 }
