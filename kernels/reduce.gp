@@ -1,10 +1,12 @@
 /* Built-in reductions, and the template of user-defined ones (src/core/reduce.c adds those).
  *
- * Two kernels per reduction. NAME_partial: every work-item folds many elements into a few
- * independent accumulators (16-byte vector loads, two in flight), then the group folds its
- * work-items in local memory and writes one partial. NAME_final: one group folds the partials
- * into out. Elements are combined in an order that depends on the launch, so combine must be
- * associative and commutative.
+ * One kernel per reduction: every work-item folds many elements into a few independent
+ * accumulators (16-byte vector loads, two in flight), then the group folds its work-items in
+ * local memory and publishes one partial (tagged words, kernels/types.gp) in sync, whose first
+ * word counts the groups done. The group that counts last folds the partials into out and
+ * puts the counter back to zero: one launch per call, where a second kernel for the partials
+ * cost a launch. Elements are combined in an order that depends on the launch, so combine must
+ * be associative and commutative.
  *
  * Which elements a work-item g visits, in 16-byte vectors k of the aligned middle part:
  * k = g * first, then k += step while k < min(g * first + span, nvec). GPUs take
@@ -29,15 +31,15 @@
 #endif
 #if GP_TYPE == 2 || GP_TYPE == 5 || GP_TYPE == 6
 #define GP_VW 2
-#define GP_FOLD_VEC(a0, a1, a2, a3, v, i, MAP, COMBINE)                                          \
-    a0 = COMBINE(a0, MAP(v.x, (i)));                                                            \
+#define GP_FOLD_VEC(a0, a1, a2, a3, v, i, MAP, COMBINE)                                        \
+    a0 = COMBINE(a0, MAP(v.x, (i)));                                                           \
     a1 = COMBINE(a1, MAP(v.y, (i) + 1));
 #else
 #define GP_VW 4
-#define GP_FOLD_VEC(a0, a1, a2, a3, v, i, MAP, COMBINE)                                          \
-    a0 = COMBINE(a0, MAP(v.x, (i)));                                                            \
-    a1 = COMBINE(a1, MAP(v.y, (i) + 1));                                                        \
-    a2 = COMBINE(a2, MAP(v.z, (i) + 2));                                                        \
+#define GP_FOLD_VEC(a0, a1, a2, a3, v, i, MAP, COMBINE)                                        \
+    a0 = COMBINE(a0, MAP(v.x, (i)));                                                           \
+    a1 = COMBINE(a1, MAP(v.y, (i) + 1));                                                       \
+    a2 = COMBINE(a2, MAP(v.z, (i) + 2));                                                       \
     a3 = COMBINE(a3, MAP(v.w, (i) + 3));
 #endif
 
@@ -91,7 +93,7 @@
  * work-item 0 folds theirs: two barriers, none inside a loop (CPU compilers such as pocl's
  * take long over barriers in loops). */
 #define GP_RAKERS 16
-#define GP_REDUCE_FOLD(ACC, tile, t, COMBINE)                                                    \
+#define GP_REDUCE_FOLD(ACC, tile, t, COMBINE)                                                  \
     gp_barrier();                                                                              \
     if ((t) < GP_RAKERS) {                                                                     \
         ACC r_ = tile[t];                                                                      \
@@ -105,12 +107,39 @@
         tile[0] = r_;                                                                          \
     }
 
-#define GP_REDUCE_PARTIAL(NAME, ACC, IDENT, MAP, COMBINE) GP_REDUCE_PARTIAL_W(NAME, ACC, IDENT, MAP, COMBINE, 0, , )
-#define GP_REDUCE_PARTIAL_W(NAME, ACC, IDENT, MAP, COMBINE, WIDE, AT_W, COMBINE_W)              \
-    GP_KERNEL void NAME##_partial(GP_GLOBAL const T *in, ulong off, ulong n, ulong first, ulong span, \
-                                  ulong step, GP_GLOBAL ACC *partial)                          \
+/* The parameters after the inputs, and the end of every reduction kernel (above), with the
+ * group's value in tile[0] as GP_REDUCE_FOLD leaves it and last_l a local uint. */
+#define GP_REDUCE_TAIL_PARAMS(OUT_T)                                                           \
+    ulong n, ulong first, ulong span, ulong step, GP_GLOBAL uint *sync, uint stamp, GP_GLOBAL OUT_T *out, \
+        ulong out_off
+#define GP_REDUCE_END(ACC, IDENT, COMBINE, FINISH)                                             \
+    GP_GLOBAL volatile ulong *words = (GP_GLOBAL volatile ulong *)(sync + 4);                  \
+    if (t == 0) {                                                                              \
+        GP_PUBLISH_WORDS(ACC, words + (ulong)gp_group_id(0) * GP_WORDS(ACC), stamp, tile[0]);  \
+        last_l = gp_atomic_add(sync, 1u) == gp_num_groups(0) - 1;                              \
+    }                                                                                          \
+    gp_barrier();                                                                              \
+    if (last_l) {                                                                              \
+        ACC r_ = IDENT;                                                                        \
+        for (uint j_ = t; j_ < gp_num_groups(0); j_ += gp_local_size(0)) {                     \
+            ACC p_;                                                                            \
+            uint tag_;                                                                         \
+            do GP_READ_WORDS(ACC, words + (ulong)j_ * GP_WORDS(ACC), p_, tag_); while (tag_ != stamp); \
+            r_ = COMBINE(r_, p_);                                                              \
+        }                                                                                      \
+        tile[t] = r_;                                                                          \
+        GP_REDUCE_FOLD(ACC, tile, t, COMBINE)                                                  \
+        if (t == 0) {                                                                          \
+            out[out_off] = FINISH(tile[0]);                                                    \
+            gp_atomic_xchg(sync, 0u);                                                          \
+        }                                                                                      \
+    }
+
+#define GP_REDUCE_W(NAME, ACC, IDENT, MAP, COMBINE, OUT_T, FINISH, WIDE, AT_W, COMBINE_W)      \
+    GP_KERNEL void NAME(GP_GLOBAL const T *in, ulong off, GP_REDUCE_TAIL_PARAMS(OUT_T))        \
     {                                                                                          \
         GP_LOCAL ACC tile[GP_REDUCE_GROUP];                                                    \
+        GP_LOCAL uint last_l;                                                                  \
         uint t = gp_local_id(0);                                                               \
         ulong g = gp_global_id(0);                                                             \
         in += off;                                                                             \
@@ -135,34 +164,19 @@
         if (g < n - tail) a1 = COMBINE(a1, MAP(in[tail + g], tail + g));                       \
         tile[t] = COMBINE(COMBINE(a0, a1), COMBINE(a2, a3));                                   \
         GP_REDUCE_FOLD(ACC, tile, t, COMBINE)                                                  \
-        if (t == 0) partial[gp_group_id(0)] = tile[0];                                         \
-    }
-#define GP_REDUCE_FINAL(NAME, ACC, IDENT, COMBINE, OUT_T, FINISH)                                \
-    GP_KERNEL void NAME##_final(GP_GLOBAL const ACC *partial, uint count, GP_GLOBAL OUT_T *out, ulong out_off) \
-    {                                                                                          \
-        GP_LOCAL ACC tile[GP_REDUCE_GROUP];                                                    \
-        uint t = gp_local_id(0);                                                               \
-        ACC a = IDENT;                                                                         \
-        for (uint k = t; k < count; k += gp_local_size(0)) a = COMBINE(a, partial[k]);         \
-        tile[t] = a;                                                                           \
-        GP_REDUCE_FOLD(ACC, tile, t, COMBINE)                                                  \
-        if (t == 0) out[out_off] = FINISH(tile[0]);                                            \
+        GP_REDUCE_END(ACC, IDENT, COMBINE, FINISH)                                             \
     }
 
-#define GP_REDUCE_KERNELS(NAME, ACC, IDENT, MAP, COMBINE, OUT_T, FINISH, WIDE)                   \
-    GP_REDUCE_PARTIAL_W(NAME, ACC, IDENT, MAP, COMBINE, WIDE, GP_WIDE_AT, COMBINE)              \
-    GP_REDUCE_FINAL(NAME, ACC, IDENT, COMBINE, OUT_T, FINISH)
-
-/* The partial pass of a user reduction over several inputs: src/core/reduce.c defines
+/* A user reduction over several inputs: src/core/reduce.c defines
  * GP_IN_PARAMS, the inputs' parameters, and GP_IN_AT(i), the elements at index i as the map's
  * arguments. Scalar loads (the inputs may differ in type and alignment), four elements a step
  * into four accumulators; the host counts in steps of four as it counts vectors above. With
  * GP_USER_WIDE 1, GP_USER_AT_W(e) is the mapped vector from element e (GP_WIDE_1 above). */
-#define GP_REDUCE_PARTIAL_N(NAME, ACC, IDENT, MAP, COMBINE)                                      \
-    GP_KERNEL void NAME##_partial(GP_IN_PARAMS, ulong n, ulong first, ulong span, ulong step,   \
-                                  GP_GLOBAL ACC *partial)                                      \
+#define GP_REDUCE_N(NAME, ACC, IDENT, MAP, COMBINE, OUT_T, FINISH)                             \
+    GP_KERNEL void NAME(GP_IN_PARAMS, GP_REDUCE_TAIL_PARAMS(OUT_T))                            \
     {                                                                                          \
         GP_LOCAL ACC tile[GP_REDUCE_GROUP];                                                    \
+        GP_LOCAL uint last_l;                                                                  \
         uint t = gp_local_id(0);                                                               \
         ulong g = gp_global_id(0), nvec = n / 4, tail = nvec * 4;                              \
         ACC a0 = IDENT, a1 = IDENT, a2 = IDENT, a3 = IDENT;                                    \
@@ -178,8 +192,11 @@
         if (g < n - tail) a1 = COMBINE(a1, MAP(GP_IN_AT(tail + g), tail + g));                 \
         tile[t] = COMBINE(COMBINE(a0, a1), COMBINE(a2, a3));                                   \
         GP_REDUCE_FOLD(ACC, tile, t, COMBINE)                                                  \
-        if (t == 0) partial[gp_group_id(0)] = tile[0];                                         \
+        GP_REDUCE_END(ACC, IDENT, COMBINE, FINISH)                                             \
     }
+
+#define GP_REDUCE(NAME, ACC, IDENT, MAP, COMBINE, OUT_T, FINISH, WIDE)                         \
+    GP_REDUCE_W(NAME, ACC, IDENT, MAP, COMBINE, OUT_T, FINISH, WIDE, GP_WIDE_AT, COMBINE)
 
 #define GP_MAP_X(x, i) (x)
 #define GP_FINISH_ACC(a) (a)
@@ -223,13 +240,13 @@ GP_FUNC gp_vi gp_vi_min(gp_vi a, gp_vi b) { return b.v < a.v || (b.v == a.v && b
 GP_FUNC gp_vi gp_vi_max(gp_vi a, gp_vi b) { return b.v > a.v || (b.v == a.v && b.i < a.i) ? b : a; }
 #define GP_VI_INDEX(a) ((a).i)
 
-GP_REDUCE_KERNELS(gp_reduce_sum, T, ((T)0), GP_MAP_X, GP_ADD, T, GP_FINISH_ACC, GP_WIDE_OK)
-GP_REDUCE_KERNELS(gp_reduce_prod, T, ((T)1), GP_MAP_X, GP_MUL, T, GP_FINISH_ACC, GP_WIDE_OK)
-GP_REDUCE_KERNELS(gp_reduce_min, T, T_HIGHEST, GP_MAP_X, GP_MIN, T, GP_FINISH_ACC, GP_WIDE_OK)
-GP_REDUCE_KERNELS(gp_reduce_max, T, T_LOWEST, GP_MAP_X, GP_MAX, T, GP_FINISH_ACC, GP_WIDE_OK)
-GP_REDUCE_KERNELS(gp_reduce_argmin, gp_vi, gp_vi_make(T_HIGHEST, 18446744073709551615UL), gp_vi_make,
-                  gp_vi_min, ulong, GP_VI_INDEX, 0)
-GP_REDUCE_KERNELS(gp_reduce_argmax, gp_vi, gp_vi_make(T_LOWEST, 18446744073709551615UL), gp_vi_make,
-                  gp_vi_max, ulong, GP_VI_INDEX, 0)
+GP_REDUCE(gp_reduce_sum, T, ((T)0), GP_MAP_X, GP_ADD, T, GP_FINISH_ACC, GP_WIDE_OK)
+GP_REDUCE(gp_reduce_prod, T, ((T)1), GP_MAP_X, GP_MUL, T, GP_FINISH_ACC, GP_WIDE_OK)
+GP_REDUCE(gp_reduce_min, T, T_HIGHEST, GP_MAP_X, GP_MIN, T, GP_FINISH_ACC, GP_WIDE_OK)
+GP_REDUCE(gp_reduce_max, T, T_LOWEST, GP_MAP_X, GP_MAX, T, GP_FINISH_ACC, GP_WIDE_OK)
+GP_REDUCE(gp_reduce_argmin, gp_vi, gp_vi_make(T_HIGHEST, 18446744073709551615UL), gp_vi_make, gp_vi_min, ulong,
+          GP_VI_INDEX, 0)
+GP_REDUCE(gp_reduce_argmax, gp_vi, gp_vi_make(T_LOWEST, 18446744073709551615UL), gp_vi_make, gp_vi_max, ulong,
+          GP_VI_INDEX, 0)
 
 #endif

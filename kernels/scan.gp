@@ -14,25 +14,20 @@
  * tile. Only plain local memory and barriers: on the H100 this ran at 0.99x CUB with CUDA and
  * NVIDIA's OpenCL, where an earlier version built on subgroup scans ran at 0.94-0.95x.
  *
- * Publishing without 64-bit atomics or fences that OpenCL 1.2 lacks: every published word is
- * one naturally aligned 64-bit store whose high half is the status (0 nothing, 1 aggregate,
- * 2 inclusive prefix) and whose low half is 32 bits of the value, so a reader that sees a
- * status sees the value stored with it. A 64-bit T takes two such words; a reader accepts
- * them only when both carry the same status. The host zeroes the ticket and the words before
- * each launch. state: [0] the ticket, then from byte 16 GP_SCAN_WORDS words per tile.
+ * Tiles publish through tagged words (kernels/types.gp) with the call's stamp, so nothing is
+ * zeroed between launches. state: [0] the ticket counter, which the tile that takes the last
+ * ticket puts back to zero, then from byte 16 GP_WORDS(T) words per tile.
  */
 
 /* The shape: elements per work-item and the largest work-group the host launches (a power of
  * two), the same as src/core/scan.c's. Chosen on an H100: 256 x 32 four-byte items ran at 0.99x
  * CUB, 128 x 32 at 0.96-0.97x, 128 x 16 at 0.74x. */
 #if GP_TYPE == 2 || GP_TYPE == 5 || GP_TYPE == 6
-#define GP_SCAN_WORDS 2
 #ifndef GP_SCAN_ITEMS
 #define GP_SCAN_ITEMS 16
 #endif
 #define GP_SCAN_PAD(i) ((i) + ((i) >> 4))
 #else
-#define GP_SCAN_WORDS 1
 #ifndef GP_SCAN_ITEMS
 #define GP_SCAN_ITEMS 32
 #endif
@@ -49,32 +44,19 @@
 #define GP_SCAN_LOOK 32
 #define GP_SCAN_TILE (GP_SCAN_GROUP * GP_SCAN_ITEMS)
 
-/* A value as 32-bit words, to publish it. */
-typedef union gp_scan_bits {
-    T v;
-    uint w[GP_SCAN_WORDS];
-} gp_scan_bits;
-
-GP_FUNC void gp_scan_publish(GP_GLOBAL volatile ulong *slot, uint status, T value)
+/* A tile's published value: words tagged (kernels/types.gp) with the call's stamp and, in the
+ * low two bits, the status: 1 aggregate, 2 inclusive prefix. */
+GP_FUNC void gp_scan_publish(GP_GLOBAL volatile ulong *slot, uint stamp, uint status, T value)
 {
-    gp_scan_bits b;
-    b.v = value;
-    for (int k = 0; k < GP_SCAN_WORDS; k++) slot[k] = ((ulong)status << 32) | b.w[k];
+    GP_PUBLISH_WORDS(T, slot, stamp << 2 | status, value);
 }
 
-/* The status of a slot (0 while its words disagree) and its value. */
-GP_FUNC uint gp_scan_read(GP_GLOBAL volatile ulong *slot, T *value)
+/* The status of a slot (0 while it holds nothing of this call) and its value. */
+GP_FUNC uint gp_scan_read(GP_GLOBAL volatile ulong *slot, uint stamp, T *value)
 {
-    gp_scan_bits b;
-    uint status = 0;
-    for (int k = 0; k < GP_SCAN_WORDS; k++) {
-        ulong word = slot[k];
-        uint s = (uint)(word >> 32);
-        status = k == 0 || s == status ? s : 0;
-        b.w[k] = (uint)word;
-    }
-    *value = b.v;
-    return status;
+    uint tag;
+    GP_READ_WORDS(T, slot, *value, tag);
+    return tag >> 2 == stamp ? tag & 3u : 0u;
 }
 
 /* Integer sums wrap as unsigned C arithmetic does; min and max of floats skip NaNs. */
@@ -99,9 +81,9 @@ GP_FUNC uint gp_scan_read(GP_GLOBAL volatile ulong *slot, T *value)
 #define GP_SCAN_RAKERS 16
 #define GP_SCAN_SPAD(i) ((i) + (i) / GP_SCAN_RAKERS)
 
-#define GP_SCAN_KERNEL(NAME, OP, IDENT)                                                          \
+#define GP_SCAN_KERNEL(NAME, OP, IDENT)                                                        \
     GP_KERNEL void NAME(GP_GLOBAL const T *in, ulong in_off, GP_GLOBAL T *out, ulong out_off, ulong n, \
-                        uint exclusive, uint ticket, GP_GLOBAL uint *state)                     \
+                        uint exclusive, uint ticket, GP_GLOBAL uint *state, uint stamp)        \
     {                                                                                          \
         GP_LOCAL T buf[GP_SCAN_PAD(GP_SCAN_TILE)];                                             \
         GP_LOCAL T sums[GP_SCAN_SPAD(GP_SCAN_GROUP)];                                          \
@@ -112,16 +94,17 @@ GP_FUNC uint gp_scan_read(GP_GLOBAL volatile ulong *slot, T *value)
         GP_LOCAL T total_l, carry_l;                                                           \
         GP_GLOBAL volatile ulong *slots = (GP_GLOBAL volatile ulong *)(state + 4);             \
         uint t = gp_local_id(0), ls = gp_local_size(0);                                        \
-        /* Tiles in the order groups start: a ticket where groups may start in any order   */ \
+        /* Tiles in the order groups start: a ticket where groups may start in any order   */  \
         /* (CPUs); GPUs start them in id order, as single-pass scans everywhere rely on.     */ \
-        if (ticket && t == 0) tile_l = gp_atomic_add(state, 1u);                               \
+        if (ticket && t == 0 && (tile_l = gp_atomic_add(state, 1u)) == gp_num_groups(0) - 1)   \
+            gp_atomic_xchg(state, 0u);                                                         \
         if (ticket) gp_barrier();                                                              \
         uint tile = ticket ? tile_l : gp_group_id(0);                                          \
         ulong base = (ulong)tile * ls * GP_SCAN_ITEMS;                                         \
         in += in_off + base;                                                                   \
         out += out_off + base;                                                                 \
         ulong left = n - base;                                                                 \
-        /* Coalesced loads, all issued before any is used (a load stored straight to local */ \
+        /* Coalesced loads, all issued before any is used (a load stored straight to local */  \
         /* memory waits for the one before it), then into local memory, padded so that the  */ \
         /* per-work-item reads below hit distinct banks. */                                    \
         int full = left >= (ulong)ls * GP_SCAN_ITEMS;                                          \
@@ -159,7 +142,7 @@ GP_FUNC uint gp_scan_read(GP_GLOBAL volatile ulong *slot, T *value)
                 acc = OP(acc, x);                                                              \
             }                                                                                  \
             total_l = acc;                                                                     \
-            gp_scan_publish(slots + (ulong)tile * GP_SCAN_WORDS, tile == 0 ? 2u : 1u, acc);    \
+            gp_scan_publish(slots + (ulong)tile * GP_WORDS(T), stamp, tile == 0 ? 2u : 1u, acc); \
         }                                                                                      \
         /* Look-back, by the whole group: work-item t waits for predecessor tile-1-t to     */ \
         /* publish, then one tree folds the window from the nearest predecessor back to the */ \
@@ -173,7 +156,7 @@ GP_FUNC uint gp_scan_read(GP_GLOBAL volatile ulong *slot, T *value)
             T v = IDENT;                                                                       \
             uint st = 2u; /* before tile 0: an empty prefix */                                 \
             if (j >= 0)                                                                        \
-                do st = gp_scan_read(slots + (ulong)j * GP_SCAN_WORDS, &v); while (st == 0);   \
+                do st = gp_scan_read(slots + (ulong)j * GP_WORDS(T), stamp, &v); while (st == 0); \
             look[t] = v;                                                                       \
             look_status[t] = st;                                                               \
         }                                                                                      \
@@ -193,11 +176,11 @@ GP_FUNC uint gp_scan_read(GP_GLOBAL volatile ulong *slot, T *value)
                 for (ulong u = look_n; first == look_n; u++) {                                 \
                     T v = IDENT;                                                               \
                     uint st = 0;                                                               \
-                    while (st == 0) st = gp_scan_read(slots + (ulong)(tile - 1 - u) * GP_SCAN_WORDS, &v); \
+                    while (st == 0) st = gp_scan_read(slots + (ulong)(tile - 1 - u) * GP_WORDS(T), stamp, &v); \
                     carry = OP(v, carry);                                                      \
                     if (st == 2u) break;                                                       \
                 }                                                                              \
-                gp_scan_publish(slots + (ulong)tile * GP_SCAN_WORDS, 2u, OP(carry, total_l));  \
+                gp_scan_publish(slots + (ulong)tile * GP_WORDS(T), stamp, 2u, OP(carry, total_l)); \
             }                                                                                  \
             carry_l = carry;                                                                   \
         }                                                                                      \
@@ -235,7 +218,7 @@ GP_FUNC uint gp_scan_read(GP_GLOBAL volatile ulong *slot, T *value)
  * operations), NAME_spine scans the partials in one work-item, exclusively and in place, and
  * NAME_chunks scans each chunk from its partial. The input is read twice, the output written
  * once. */
-#define GP_SCAN_CHUNK_KERNELS(NAME, OP, IDENT)                                                   \
+#define GP_SCAN_CHUNK_KERNELS(NAME, OP, IDENT)                                                 \
     GP_KERNEL void NAME##_fold(GP_GLOBAL const T *in, ulong in_off, ulong n, ulong per, GP_GLOBAL T *partial) \
     {                                                                                          \
         ulong g = gp_group_id(0), s = g * per, e = s + per < n ? s + per : n, i = s;           \
@@ -243,7 +226,7 @@ GP_FUNC uint gp_scan_read(GP_GLOBAL volatile ulong *slot, T *value)
         for (int k = 0; k < 8; k++) acc[k] = IDENT;                                            \
         in += in_off;                                                                          \
         for (; i + 8 <= e; i += 8)                                                             \
-            for (int k = 0; k < 8; k++) acc[k] = OP(acc[k], in[i + k]);                         \
+            for (int k = 0; k < 8; k++) acc[k] = OP(acc[k], in[i + k]);                        \
         for (; i < e; i++) acc[0] = OP(acc[0], in[i]);                                         \
         for (int k = 1; k < 8; k++) acc[0] = OP(acc[0], acc[k]);                               \
         partial[g] = acc[0];                                                                   \
@@ -271,7 +254,7 @@ GP_FUNC uint gp_scan_read(GP_GLOBAL volatile ulong *slot, T *value)
                 carry = OP(carry, x);                                                          \
             }                                                                                  \
         } else {                                                                               \
-            for (ulong i = s; i < e; i++) out[i] = carry = OP(carry, in[i]);                    \
+            for (ulong i = s; i < e; i++) out[i] = carry = OP(carry, in[i]);                   \
         }                                                                                      \
     }
 GP_SCAN_CHUNK_KERNELS(gp_scan_sum, GP_SCAN_SUM, ((T)0))

@@ -131,6 +131,44 @@ static void test_large(void **state)
     free(got);
 }
 
+/* Scans and reductions take turns on one stream of ours, at sizes that grow, shrink and grow
+ * again, with the stream trimmed midway: they share the stream's published words and counter,
+ * which each call must find as the last one left them. u32 sums wrap, so both are exact. */
+static void test_beside_reduce(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {70001, 3, 300007, 1000, 9000, 200000};
+    enum { MOST = 300007 };
+    uint32_t *host = tst_malloc(MOST * sizeof *host), *got = tst_malloc(MOST * sizeof *got);
+    gp_buffer *in = tst_buffer(GP_MEMORY_DEVICE, MOST * sizeof *host), *out = tst_buffer(GP_MEMORY_DEVICE, MOST * sizeof *host);
+    gp_stream *s = NULL;
+    GP_OK(gp_stream_create(tst_dev, &s));
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        size_t n = sizes[k];
+        tv_fill(GP_U32, host, n, TV_SUM, 40 + k);
+        GP_OK(gp_buffer_write(s, in, 0, host, n * sizeof *host));
+        uint32_t sum_before = 0, sum_after = 0;
+        GP_OK(gp_reduce_to_host(s, GP_REDUCE_SUM, GP_U32, n, GP_VIEW(in), &sum_before));
+        GP_OK(gp_scan(s, GP_SCAN_SUM, 0, GP_U32, n, GP_VIEW(in), GP_VIEW(out)));
+        GP_OK(gp_reduce_to_host(s, GP_REDUCE_SUM, GP_U32, n, GP_VIEW(out), &sum_after));
+        GP_OK(gp_buffer_read(s, out, 0, got, n * sizeof *got));
+        uint32_t run = 0, runs = 0;
+        for (size_t i = 0; i < n; i++) {
+            run += host[i];
+            runs += run;
+            if (got[i] != run) fail_msg("round %zu, n=%zu: scan out[%zu] = %u, expected %u", k, n, i, got[i], run);
+        }
+        if (sum_before != run || sum_after != runs)
+            fail_msg("round %zu, n=%zu: sums %u and %u, expected %u and %u", k, n, sum_before, sum_after, run, runs);
+        if (k == 2) GP_OK(gp_stream_trim(s));
+    }
+    GP_OK(gp_stream_destroy(s));
+    gp_buffer_destroy(in);
+    gp_buffer_destroy(out);
+    free(host);
+    free(got);
+}
+
 /* The kernel variant the device does not run by default (kernels/scan.gp: lookback on GPUs,
  * chunked on CPUs) through the same checks; an unknown variant is refused. */
 static void test_other_kernel(void **state)
@@ -138,6 +176,7 @@ static void test_other_kernel(void **state)
     char *saved = tst_other_variant("GPUPORT_SCAN_KERNEL", "lookback", "chunked");
     test_sizes(state);
     test_large(state);
+    test_beside_reduce(state);
     setenv("GPUPORT_SCAN_KERNEL", "blocked", 1);
     gp_buffer *b = tst_buffer(GP_MEMORY_DEVICE, 64);
     GP_EXPECT(gp_scan(NULL, GP_SCAN_SUM, 0, GP_F32, 4, GP_VIEW(b), GP_VIEW_AT(b, 8)), GP_ERROR_INVALID_ARGUMENT);
@@ -278,6 +317,7 @@ static void test_subgroups(void **state)
 const struct CMUnitTest tst_scan_tests[] = {
     cmocka_unit_test(test_sizes),
     cmocka_unit_test(test_large),
+    cmocka_unit_test(test_beside_reduce),
     cmocka_unit_test(test_bad_input),
     cmocka_unit_test(test_subgroups),
     cmocka_unit_test(test_other_kernel),

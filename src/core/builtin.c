@@ -104,21 +104,51 @@ gp_status gp__variant_check(const gp__variants *v, const char *fn)
                     v->name[1]);
 }
 
-gp_status gp__scratch(gp_stream *stream, size_t bytes, gp_buffer **buffer)
+/* *slot, one of the stream's buffers, made at least bytes long. */
+static gp_status grow(gp_stream *stream, gp_buffer **slot, size_t bytes)
 {
-    if (stream->scratch && stream->scratch->size >= bytes) {
-        *buffer = stream->scratch;
-        return GP_SUCCESS;
-    }
-    /* Work still queued may use the old scratch: wait for it before freeing. */
+    if (*slot && (*slot)->size >= bytes) return GP_SUCCESS;
+    /* Work still queued may use the old buffer: wait for it before freeing. */
     gp_status st = stream->be->stream_synchronize(stream->dev->impl, stream->impl);
     if (st != GP_SUCCESS) return st;
-    gp_buffer_destroy(stream->scratch);
-    stream->scratch = NULL;
+    gp_buffer_destroy(*slot);
+    *slot = NULL;
     /* Room to grow by half again, so that slowly growing inputs do not reallocate each time. */
     size_t want = bytes + bytes / 2 < bytes ? bytes : bytes + bytes / 2;
-    st = gp_buffer_create(stream->dev, GP_MEMORY_DEVICE, want < 4096 ? 4096 : want, &stream->scratch);
+    return gp_buffer_create(stream->dev, GP_MEMORY_DEVICE, want < 4096 ? 4096 : want, slot);
+}
+
+gp_status gp__scratch(gp_stream *stream, size_t bytes, gp_buffer **buffer)
+{
+    gp_status st = grow(stream, &stream->scratch, bytes);
     if (st == GP_SUCCESS) *buffer = stream->scratch;
+    return st;
+}
+
+/* The last stamp before the words are zeroed again: kernels/scan.gp keeps two bits of status
+ * below it in a 32-bit tag. */
+#define STAMP_LAST ((1u << 30) - 1)
+
+/* Only tagged words and the kernels' counter (which each kernel leaves at zero) are ever
+ * written to stream->sync, so a word reads as this call's only when this call wrote it: the
+ * buffer is zeroed when it is made, and again before the stamps come round. */
+gp_status gp__sync(gp_stream *stream, size_t bytes, gp_buffer **buffer, uint32_t *stamp)
+{
+    int fresh = !stream->sync || stream->sync->size < bytes;
+    gp_status st = grow(stream, &stream->sync, bytes);
+    if (st == GP_SUCCESS && (fresh || stream->stamp >= STAMP_LAST)) {
+        static const uint32_t zero = 0;
+        stream->stamp = 0;
+        st = gp_buffer_fill_async(stream, stream->sync, 0, stream->sync->size, &zero, sizeof zero);
+        if (st != GP_SUCCESS) { /* not known to be zero: make it again next time */
+            gp_buffer_destroy(stream->sync);
+            stream->sync = NULL;
+        }
+    }
+    if (st == GP_SUCCESS) {
+        *buffer = stream->sync;
+        *stamp = ++stream->stamp;
+    }
     return st;
 }
 
@@ -129,7 +159,8 @@ gp_status gp_stream_trim(gp_stream *stream)
     gp_status st = stream->be->stream_synchronize(stream->dev->impl, stream->impl);
     if (st == GP_SUCCESS) {
         gp_buffer_destroy(stream->scratch);
-        stream->scratch = NULL;
+        gp_buffer_destroy(stream->sync);
+        stream->scratch = stream->sync = NULL;
     }
     pthread_mutex_unlock(&stream->lock);
     return st;
@@ -138,7 +169,8 @@ gp_status gp_stream_trim(gp_stream *stream)
 void gp__stream_release(gp_stream *stream)
 {
     gp_buffer_destroy(stream->scratch);
-    stream->scratch = NULL;
+    gp_buffer_destroy(stream->sync);
+    stream->scratch = stream->sync = NULL;
     pthread_mutex_destroy(&stream->lock);
 }
 

@@ -49,6 +49,9 @@ struct gp_stream {
      * that two threads sharing the stream never interleave on the same scratch. */
     pthread_mutex_t lock;
     gp_buffer *scratch;
+    /* The tagged words of reduce and scan (gp__sync), and the last call's stamp. */
+    gp_buffer *sync;
+    uint32_t stamp;
 };
 
 struct gp_event {
@@ -164,6 +167,9 @@ gp_status gp__variant_check(const gp__variants *v, const char *fn);
 gp_status gp__kernel_create(gp_program *program, const char *name, size_t declared, gp_kernel **kernel);
 /* A device buffer of at least bytes kept with the stream; call with stream->lock held. */
 gp_status gp__scratch(gp_stream *stream, size_t bytes, gp_buffer **buffer);
+/* The stream's buffer of tagged words (kernels/types.gp) of at least bytes, and a new stamp for
+ * this call's tags. Call with the stream's lock held, as for gp__scratch. */
+gp_status gp__sync(gp_stream *stream, size_t bytes, gp_buffer **buffer, uint32_t *stamp);
 /* The stream, checked against the device of view's buffer, with its lock taken. */
 gp_status gp__primitive_begin(gp_stream **stream, gp_device *dev, const char *fn);
 void gp__primitive_end(gp_stream *stream);

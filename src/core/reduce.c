@@ -1,5 +1,5 @@
-/* The reduce primitive and user-defined reductions: a partial pass over the input, then one
- * group folds the partials (kept in the stream's scratch) into the result. */
+/* The reduce primitive and user-defined reductions: one kernel, whose groups fold the input into
+ * partials and whose last group to finish folds those (kernels/reduce.gp). */
 #include "internal.h"
 
 #include <stdarg.h>
@@ -8,31 +8,31 @@
 #include <string.h>
 
 /* kernels/reduce.gp: the widest group, and the bytes of the largest accumulator (a value and
- * its index). */
+ * its index), which it publishes as that many 8-byte tagged words per 4 bytes after a 16-byte
+ * counter. */
 #define GROUP 256
 #define ACC_MAX 16
+#define SYNC_BYTES(groups) (16 + (groups) * (ACC_MAX / 4) * 8)
 /* Groups per compute unit: enough resident work-items on a GPU to keep the memory busy; on a
  * CPU a few chunks per thread to even out the load. */
 #define GPU_GROUPS_PER_CU 4
 #define CPU_GROUPS_PER_CU 4
-/* Each work-item gets at least this many 16-byte vectors, which bounds the partials (and so
- * the scratch) to ACC_MAX bytes per GROUP * MIN_VECS vectors of input: under 1%. */
+/* Each work-item gets at least this many 16-byte vectors. */
 #define MIN_VECS 2
 
 struct gp_reduce_kernel {
     gp_device *dev;
     size_t nin;
     gp_type in_types[3], acc_type;
-    gp_kernel *partial, *final;
+    gp_kernel *kernel;
 };
 
 static const char *const op_names[] = {"sum", "prod", "min", "max", "argmin", "argmax"};
 
-/* A power of two no larger than GROUP that both kernels and the device accept. */
-static size_t group_size(const gp_kernel *a, const gp_kernel *b)
+/* A power of two no larger than GROUP that the kernel and the device accept. */
+static size_t group_size(const gp_kernel *a)
 {
     size_t limit = a->props.max_group_size;
-    if (b->props.max_group_size < limit) limit = b->props.max_group_size;
     if (a->dev->info.max_work_group_size < limit) limit = a->dev->info.max_work_group_size;
     if (a->dev->info.max_work_item_sizes[0] < limit) limit = a->dev->info.max_work_item_sizes[0];
     size_t ls = GROUP;
@@ -40,15 +40,15 @@ static size_t group_size(const gp_kernel *a, const gp_kernel *b)
     return ls;
 }
 
-/* Runs both passes on a locked stream over nin inputs (the partial kernel takes each as a buffer
- * and an element offset), counting in units of `unit` elements (a 16-byte vector of the one-input
- * kernels, four elements of the others). The result goes to out at element out_off, or, with
- * out NULL, to the end of the scratch and from there to result on the host. */
-static gp_status run(gp_stream *s, gp_kernel *partial, gp_kernel *final, size_t unit, size_t n, size_t nin,
-                     const gp_view *in, gp_buffer *out, size_t out_off, void *result, size_t result_size)
+/* Runs the kernel on a locked stream over nin inputs (it takes each as a buffer and an element
+ * offset), counting in units of `unit` elements (a 16-byte vector of the one-input kernels, four
+ * elements of the others). The result goes to out at element out_off, or, with out NULL, to the
+ * scratch and from there to result on the host. */
+static gp_status run(gp_stream *s, gp_kernel *kernel, size_t unit, size_t n, size_t nin, const gp_view *in,
+                     gp_buffer *out, size_t out_off, void *result, size_t result_size)
 {
     const gp_device_info *info = &s->dev->info;
-    size_t ls = group_size(partial, final), nvec = n / unit;
+    size_t ls = group_size(kernel), nvec = n / unit;
     if (ls < 16) /* the kernels give the unaligned head and tail to work-items 0..3 of the grid */
         return gp__fail(GP_ERROR_UNSUPPORTED, "gp_reduce: %s:%zu allows work-groups of %zu; the reduction needs 16",
                         info->backend, info->backend_index, ls);
@@ -56,41 +56,36 @@ static gp_status run(gp_stream *s, gp_kernel *partial, gp_kernel *final, size_t 
     size_t cus = info->compute_units ? info->compute_units : 1;
     size_t groups = (nvec + ls * MIN_VECS - 1) / (ls * MIN_VECS);
     if (groups > cus * per_cu) groups = cus * per_cu;
-    if (groups == 0) groups = n ? 1 : 0;
+    if (groups == 0) groups = 1; /* n == 0: one group writes the identity */
     uint64_t first = 1, span = nvec, step = (uint64_t)groups * ls;
-    if (info->type == GP_DEVICE_CPU && groups) {
+    if (info->type == GP_DEVICE_CPU) {
         first = span = (nvec + groups * ls - 1) / (groups * ls);
         step = 1;
     }
-    size_t result_at = groups * ACC_MAX;
-    gp_buffer *scratch = NULL;
-    gp_status st = gp__scratch(s, result_at + ACC_MAX, &scratch);
+    gp_buffer *sync = NULL, *scratch = NULL;
+    uint32_t stamp = 0;
+    gp_status st = gp__sync(s, SYNC_BYTES(groups), &sync, &stamp);
+    if (st == GP_SUCCESS && !out) st = gp__scratch(s, ACC_MAX, &scratch);
     if (st != GP_SUCCESS) return st;
 
-    uint64_t offs[3], count = n, dst_off = out_off;
+    uint64_t offs[3], count = n, dst_off = out ? out_off : 0;
     size_t global = groups * ls, np = 0;
-    gp_arg pargs[11];
+    gp_arg args[14];
     for (size_t v = 0; v < nin; v++) {
         offs[v] = in[v].offset;
-        pargs[np++] = GP_BUFFER(in[v].buffer);
-        pargs[np++] = GP_VALUE(offs[v]);
+        args[np++] = GP_BUFFER(in[v].buffer);
+        args[np++] = GP_VALUE(offs[v]);
     }
-    pargs[np++] = GP_VALUE(count);
-    pargs[np++] = GP_VALUE(first);
-    pargs[np++] = GP_VALUE(span);
-    pargs[np++] = GP_VALUE(step);
-    pargs[np++] = GP_BUFFER(scratch);
-    if (groups) st = gp_kernel_launch(s, partial, 1, &global, &ls, np, pargs);
-    if (st != GP_SUCCESS) return st;
-
-    uint32_t parts = (uint32_t)groups;
-    if (!out) {
-        out = scratch;
-        dst_off = result_at / result_size;
-    }
-    gp_arg fargs[] = {GP_BUFFER(scratch), GP_VALUE(parts), GP_BUFFER(out), GP_VALUE(dst_off)};
-    st = gp_kernel_launch(s, final, 1, &ls, &ls, 4, fargs);
-    if (st == GP_SUCCESS && result) st = gp_buffer_read(s, scratch, result_at, result, result_size);
+    args[np++] = GP_VALUE(count);
+    args[np++] = GP_VALUE(first);
+    args[np++] = GP_VALUE(span);
+    args[np++] = GP_VALUE(step);
+    args[np++] = GP_BUFFER(sync);
+    args[np++] = GP_VALUE(stamp);
+    args[np++] = GP_BUFFER(out ? out : scratch);
+    args[np++] = GP_VALUE(dst_off);
+    st = gp_kernel_launch(s, kernel, 1, &global, &ls, np, args);
+    if (st == GP_SUCCESS && result) st = gp_buffer_read(s, scratch, 0, result, result_size);
     return st;
 }
 
@@ -125,16 +120,14 @@ static gp_status builtin(const char *fn, gp_stream *stream, gp_reduce_op op, gp_
     gp_status st = check(fn, dev, type, n, in, out_type, out);
     const char *options = st == GP_SUCCESS ? gp__type_option(dev, type, fn) : NULL;
     if (!options) return st != GP_SUCCESS ? st : GP_ERROR_UNSUPPORTED;
-    char pname[32], fname[32];
-    snprintf(pname, sizeof pname, "gp_reduce_%s_partial", op_names[op]);
-    snprintf(fname, sizeof fname, "gp_reduce_%s_final", op_names[op]);
-    gp_kernel *partial = NULL, *final = NULL;
-    st = gp__builtin_kernel(dev, gp__src_reduce, options, pname, 7, &partial);
-    if (st == GP_SUCCESS) st = gp__builtin_kernel(dev, gp__src_reduce, options, fname, 4, &final);
+    char name[32];
+    snprintf(name, sizeof name, "gp_reduce_%s", op_names[op]);
+    gp_kernel *kernel = NULL;
+    st = gp__builtin_kernel(dev, gp__src_reduce, options, name, 10, &kernel);
     if (st == GP_SUCCESS) st = gp__primitive_begin(&stream, dev, fn);
     if (st != GP_SUCCESS) return st;
-    st = run(stream, partial, final, 16 / gp_type_size(type), n, 1, &in, out ? out->buffer : NULL,
-             out ? out->offset : 0, result, gp_type_size(out_type));
+    st = run(stream, kernel, 16 / gp_type_size(type), n, 1, &in, out ? out->buffer : NULL, out ? out->offset : 0,
+             result, gp_type_size(out_type));
     gp__primitive_end(stream);
     return st;
 }
@@ -172,7 +165,7 @@ static char *format(const char *fmt, ...)
 
 /* The program of a user reduction (gp_reduce_kernel_create). The reduce source defines the
  * stamping macros; the user's functions follow it. One input takes the vector kernel of the
- * built-in reductions; more take GP_REDUCE_PARTIAL_N. With wide, the map and combine also as
+ * built-in reductions; more take GP_REDUCE_N. With wide, the map and combine also as
  * functions of vectors of the accumulator's type. */
 static gp_status user_program(gp_device *device, size_t nin, const gp_type *in_types, gp_type acc_type,
                               const char *const exprs[3], int wide, gp_program **program)
@@ -202,20 +195,19 @@ static gp_status user_program(gp_device *device, size_t nin, const gp_type *in_t
         "GP_FUNC gp_acc gp_user_combine(gp_acc a, gp_acc b)\n{\n    return (gp_acc)(\n#line 1 \"combine\"\n%s\n    );\n}\n"
         "GP_FUNC gp_acc gp_user_identity(void)\n{\n    return (gp_acc)(\n#line 1 \"identity\"\n%s\n    );\n}\n"
         "%s"
-        "%s(gp_user_reduce, gp_acc, gp_user_identity(), gp_user_map, gp_user_combine%s)\n"
-        "GP_REDUCE_FINAL(gp_user_reduce, gp_acc, gp_user_identity(), gp_user_combine, gp_acc, GP_FINISH_ACC)\n";
+        "%s(gp_user_reduce, gp_acc, gp_user_identity(), gp_user_map, gp_user_combine, gp_acc, GP_FINISH_ACC%s)\n";
     static const char wide_fmt[] =
         "#define GP_USER_WIDE 1\n#define GP_USER_AT_W(e) gp_user_map_w(%s)\n"
         "GP_FUNC GP_WIDE_T gp_user_map_w(%s)\n{\n    return (GP_WIDE_T)(\n#line 1 \"map\"\n%s\n    );\n}\n"
         "GP_FUNC GP_WIDE_T gp_user_combine_w(GP_WIDE_T a, GP_WIDE_T b)\n{\n    return (GP_WIDE_T)(\n#line 1 "
         "\"combine\"\n%s\n    );\n}\n";
     char *wide_src = wide ? format(wide_fmt, wide_at, wide_params, exprs[0], exprs[1]) : NULL;
-    const char *stamp = nin == 1 ? "GP_REDUCE_PARTIAL_W" : "GP_REDUCE_PARTIAL_N";
-    const char *stamp_args = nin > 1 ? "" : wide ? ", 1, GP_USER_AT_W, gp_user_combine_w" : ", 0, , ";
+    const char *macro = nin == 1 ? "GP_REDUCE_W" : "GP_REDUCE_N";
+    const char *macro_args = nin > 1 ? "" : wide ? ", 1, GP_USER_AT_W, gp_user_combine_w" : ", 0, , ";
     char *src = NULL;
     if (!wide || wide_src)
         src = format(fmt, (int)in_types[0], gp__src_reduce, params, at, c_type(acc_type), map_params, exprs[0],
-                     exprs[1], exprs[2], wide ? wide_src : "#define GP_USER_WIDE 0\n", stamp, stamp_args);
+                     exprs[1], exprs[2], wide ? wide_src : "#define GP_USER_WIDE 0\n", macro, macro_args);
     free(wide_src);
     if (!src) return gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "gp_reduce_kernel_create: no host memory");
     gp_status st = gp_program_create(device, src, NULL, program);
@@ -264,8 +256,7 @@ gp_status gp_reduce_kernel_create(gp_device *device, size_t nin, const gp_type *
     do {
         st = user_program(device, nin, in_types, acc_type, exprs, wide, &program);
     } while (st == GP_ERROR_BUILD_FAILED && wide-- > 0);
-    if (st == GP_SUCCESS) st = gp__kernel_create(program, "gp_user_reduce_partial", 2 * nin + 5, &k->partial);
-    if (st == GP_SUCCESS) st = gp__kernel_create(program, "gp_user_reduce_final", 4, &k->final);
+    if (st == GP_SUCCESS) st = gp__kernel_create(program, "gp_user_reduce", 2 * nin + 8, &k->kernel);
     gp_program_destroy(program); /* the kernels hold it */
     if (st != GP_SUCCESS) {
         gp_reduce_kernel_destroy(k);
@@ -282,8 +273,7 @@ gp_status gp_reduce_kernel_create(gp_device *device, size_t nin, const gp_type *
 gp_status gp_reduce_kernel_destroy(gp_reduce_kernel *kernel)
 {
     if (!kernel) return GP_SUCCESS;
-    gp_kernel_destroy(kernel->partial);
-    gp_kernel_destroy(kernel->final);
+    gp_kernel_destroy(kernel->kernel);
     free(kernel);
     return GP_SUCCESS;
 }
@@ -300,8 +290,8 @@ static gp_status user(const char *fn, gp_stream *stream, gp_reduce_kernel *kerne
     if (st == GP_SUCCESS) st = gp__primitive_begin(&stream, kernel->dev, fn);
     if (st != GP_SUCCESS) return st;
     size_t unit = kernel->nin == 1 ? 16 / gp_type_size(kernel->in_types[0]) : 4;
-    st = run(stream, kernel->partial, kernel->final, unit, n, kernel->nin, in, out ? out->buffer : NULL,
-             out ? out->offset : 0, result, gp_type_size(kernel->acc_type));
+    st = run(stream, kernel->kernel, unit, n, kernel->nin, in, out ? out->buffer : NULL, out ? out->offset : 0, result,
+             gp_type_size(kernel->acc_type));
     gp__primitive_end(stream);
     return st;
 }

@@ -1,5 +1,5 @@
 /* The scan primitive: one pass with a decoupled look-back (kernels/scan.gp); its ticket and
- * published words live in the stream's scratch and are zeroed before each launch. */
+ * published words live in the stream's tagged words (gp__sync), so one launch is the whole call. */
 #include "internal.h"
 
 #include <stdint.h>
@@ -82,7 +82,7 @@ gp_status gp_scan(gp_stream *stream, gp_scan_op op, int exclusive, gp_type type,
     }
     int opencl = strcmp(dev->info.backend, "opencl") == 0, nvidia = strstr(dev->info.vendor, "NVIDIA") != NULL;
     gp_kernel *kernel = NULL;
-    st = gp__builtin_kernel(dev, gp__src_scan, type_option, names[op], 8, &kernel);
+    st = gp__builtin_kernel(dev, gp__src_scan, type_option, names[op], 9, &kernel);
     if (st == GP_SUCCESS) st = gp__primitive_begin(&stream, dev, fn);
     if (st != GP_SUCCESS || n == 0) {
         if (st == GP_SUCCESS) gp__primitive_end(stream);
@@ -103,11 +103,9 @@ gp_status gp_scan(gp_stream *stream, gp_scan_op op, int exclusive, gp_type type,
         gp__primitive_end(stream);
         return gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: %zu elements are more tiles than a 32-bit ticket counts", fn, n);
     }
-    size_t state_bytes = STATE_HEAD + tiles * WORD_BYTES(size);
-    gp_buffer *scratch = NULL;
-    st = gp__scratch(stream, state_bytes, &scratch);
-    static const uint32_t zero = 0;
-    if (st == GP_SUCCESS) st = gp_buffer_fill_async(stream, scratch, 0, state_bytes, &zero, sizeof zero);
+    gp_buffer *sync = NULL;
+    uint32_t stamp = 0;
+    st = gp__sync(stream, STATE_HEAD + tiles * WORD_BYTES(size), &sync, &stamp);
     uint64_t in_off = in.offset, out_off = out.offset, count = n;
     uint32_t excl = exclusive != 0;
     /* NVIDIA's and AMD's GPUs start work-groups in id order, which CUDA and HIP scans rely on
@@ -117,8 +115,9 @@ gp_status gp_scan(gp_stream *stream, gp_scan_op op, int exclusive, gp_type type,
     uint32_t ticket = !ordered;
     size_t global = tiles * ls;
     gp_arg args[] = {GP_BUFFER(in.buffer), GP_VALUE(in_off), GP_BUFFER(out.buffer), GP_VALUE(out_off),
-                     GP_VALUE(count),      GP_VALUE(excl),   GP_VALUE(ticket),      GP_BUFFER(scratch)};
-    if (st == GP_SUCCESS) st = gp_kernel_launch(stream, kernel, 1, &global, &ls, 8, args);
+                     GP_VALUE(count),      GP_VALUE(excl),   GP_VALUE(ticket),      GP_BUFFER(sync),
+                     GP_VALUE(stamp)};
+    if (st == GP_SUCCESS) st = gp_kernel_launch(stream, kernel, 1, &global, &ls, 9, args);
     gp__primitive_end(stream);
     return st;
 }
