@@ -31,15 +31,15 @@
 #endif
 #if GP_TYPE == 2 || GP_TYPE == 5 || GP_TYPE == 6
 #define GP_VW 2
-#define GP_FOLD_VEC(a0, a1, a2, a3, v, i, MAP, COMBINE)                                        \
-    a0 = COMBINE(a0, MAP(v.x, (i)));                                                           \
+#define GP_FOLD_VEC(a0, a1, a2, a3, v, i, MAP, COMBINE)                                          \
+    a0 = COMBINE(a0, MAP(v.x, (i)));                                                            \
     a1 = COMBINE(a1, MAP(v.y, (i) + 1));
 #else
 #define GP_VW 4
-#define GP_FOLD_VEC(a0, a1, a2, a3, v, i, MAP, COMBINE)                                        \
-    a0 = COMBINE(a0, MAP(v.x, (i)));                                                           \
+#define GP_FOLD_VEC(a0, a1, a2, a3, v, i, MAP, COMBINE)                                          \
+    a0 = COMBINE(a0, MAP(v.x, (i)));                                                            \
     a1 = COMBINE(a1, MAP(v.y, (i) + 1));                                                       \
-    a2 = COMBINE(a2, MAP(v.z, (i) + 2));                                                       \
+    a2 = COMBINE(a2, MAP(v.z, (i) + 2));                                                        \
     a3 = COMBINE(a3, MAP(v.w, (i) + 3));
 #endif
 
@@ -93,7 +93,7 @@
  * work-item 0 folds theirs: two barriers, none inside a loop (CPU compilers such as pocl's
  * take long over barriers in loops). */
 #define GP_RAKERS 16
-#define GP_REDUCE_FOLD(ACC, tile, t, COMBINE)                                                  \
+#define GP_REDUCE_FOLD(ACC, tile, t, COMBINE)                                                    \
     gp_barrier();                                                                              \
     if ((t) < GP_RAKERS) {                                                                     \
         ACC r_ = tile[t];                                                                      \

@@ -81,7 +81,7 @@ GP_FUNC uint gp_scan_read(GP_GLOBAL volatile ulong *slot, uint stamp, T *value)
 #define GP_SCAN_RAKERS 16
 #define GP_SCAN_SPAD(i) ((i) + (i) / GP_SCAN_RAKERS)
 
-#define GP_SCAN_KERNEL(NAME, OP, IDENT)                                                        \
+#define GP_SCAN_KERNEL(NAME, OP, IDENT)                                                          \
     GP_KERNEL void NAME(GP_GLOBAL const T *in, ulong in_off, GP_GLOBAL T *out, ulong out_off, ulong n, \
                         uint exclusive, uint ticket, GP_GLOBAL uint *state, uint stamp)        \
     {                                                                                          \
@@ -94,7 +94,7 @@ GP_FUNC uint gp_scan_read(GP_GLOBAL volatile ulong *slot, uint stamp, T *value)
         GP_LOCAL T total_l, carry_l;                                                           \
         GP_GLOBAL volatile ulong *slots = (GP_GLOBAL volatile ulong *)(state + 4);             \
         uint t = gp_local_id(0), ls = gp_local_size(0);                                        \
-        /* Tiles in the order groups start: a ticket where groups may start in any order   */  \
+        /* Tiles in the order groups start: a ticket where groups may start in any order   */ \
         /* (CPUs); GPUs start them in id order, as single-pass scans everywhere rely on.     */ \
         if (ticket && t == 0 && (tile_l = gp_atomic_add(state, 1u)) == gp_num_groups(0) - 1)   \
             gp_atomic_xchg(state, 0u);                                                         \
@@ -104,7 +104,7 @@ GP_FUNC uint gp_scan_read(GP_GLOBAL volatile ulong *slot, uint stamp, T *value)
         in += in_off + base;                                                                   \
         out += out_off + base;                                                                 \
         ulong left = n - base;                                                                 \
-        /* Coalesced loads, all issued before any is used (a load stored straight to local */  \
+        /* Coalesced loads, all issued before any is used (a load stored straight to local */ \
         /* memory waits for the one before it), then into local memory, padded so that the  */ \
         /* per-work-item reads below hit distinct banks. */                                    \
         int full = left >= (ulong)ls * GP_SCAN_ITEMS;                                          \
@@ -218,7 +218,7 @@ GP_FUNC uint gp_scan_read(GP_GLOBAL volatile ulong *slot, uint stamp, T *value)
  * operations), NAME_spine scans the partials in one work-item, exclusively and in place, and
  * NAME_chunks scans each chunk from its partial. The input is read twice, the output written
  * once. */
-#define GP_SCAN_CHUNK_KERNELS(NAME, OP, IDENT)                                                 \
+#define GP_SCAN_CHUNK_KERNELS(NAME, OP, IDENT)                                                   \
     GP_KERNEL void NAME##_fold(GP_GLOBAL const T *in, ulong in_off, ulong n, ulong per, GP_GLOBAL T *partial) \
     {                                                                                          \
         ulong g = gp_group_id(0), s = g * per, e = s + per < n ? s + per : n, i = s;           \
@@ -226,7 +226,7 @@ GP_FUNC uint gp_scan_read(GP_GLOBAL volatile ulong *slot, uint stamp, T *value)
         for (int k = 0; k < 8; k++) acc[k] = IDENT;                                            \
         in += in_off;                                                                          \
         for (; i + 8 <= e; i += 8)                                                             \
-            for (int k = 0; k < 8; k++) acc[k] = OP(acc[k], in[i + k]);                        \
+            for (int k = 0; k < 8; k++) acc[k] = OP(acc[k], in[i + k]);                         \
         for (; i < e; i++) acc[0] = OP(acc[0], in[i]);                                         \
         for (int k = 1; k < 8; k++) acc[0] = OP(acc[0], acc[k]);                               \
         partial[g] = acc[0];                                                                   \
@@ -254,7 +254,7 @@ GP_FUNC uint gp_scan_read(GP_GLOBAL volatile ulong *slot, uint stamp, T *value)
                 carry = OP(carry, x);                                                          \
             }                                                                                  \
         } else {                                                                               \
-            for (ulong i = s; i < e; i++) out[i] = carry = OP(carry, in[i]);                   \
+            for (ulong i = s; i < e; i++) out[i] = carry = OP(carry, in[i]);                    \
         }                                                                                      \
     }
 GP_SCAN_CHUNK_KERNELS(gp_scan_sum, GP_SCAN_SUM, ((T)0))
