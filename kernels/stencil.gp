@@ -12,9 +12,10 @@
  * so no grid dimension meets CUDA's 65535-group limit of y and z.
  *
  * Work-items whose whole march has every neighbour on the grid (nearly all) take a path with
- * no boundary logic. The others read off-grid neighbours at clamped indices (CLAMP), replace
- * them by 0 under flags fixed per column and per row (ZERO), and FIXED replaces edge cells'
- * sums by their centre: selects, no branch per cell. Offsets are 64-bit, so grids may exceed
+ * no boundary logic; those at the grid's x ends take the same path with their two end loads
+ * clamped. The others read off-grid neighbours at clamped indices (CLAMP), replace them by 0
+ * under flags fixed per column and per row (ZERO), and FIXED replaces edge cells' sums by
+ * their centre: selects, no branch per cell. Offsets are 64-bit, so grids may exceed
  * 2^32 cells; within a row the arithmetic is 32-bit. Weights are T: the host rounds them once. */
 #if !T_IS_FLOAT
 #error "stencils are built for GP_TYPE 1 (float) or 2 (double)"
@@ -158,31 +159,52 @@ GP_FUNC void st_vstore(GP_GLOBAL T *GP_RESTRICT p, const T *v)
 #endif
 }
 
-/* A row's STENCIL_VX cells from p with their neighbours: v[0] = p[-1] ... v[STENCIL_VX + 1]. */
-GP_FUNC void st_vrow(GP_GLOBAL const T *GP_RESTRICT p, T *v)
+/* The neighbours of a work-item's STENCIL_VX cells from p in x: *l = p[-1], *r = p[STENCIL_VX].
+ * Where the cells start the grid's row (lo) or end it (hi), the neighbour off the grid is read
+ * at the clamped index, as st_load reads it, and is 0 under ZERO. */
+GP_FUNC void st_xends(GP_GLOBAL const T *GP_RESTRICT p, T *l, T *r, int lo, int hi, uint mode)
 {
-    v[0] = p[-1];
+    T a = p[lo ? 0 : -1], b = p[hi ? STENCIL_VX - 1 : STENCIL_VX];
+    *l = lo && mode == ST_ZERO ? (T)0 : a;
+    *r = hi && mode == ST_ZERO ? (T)0 : b;
+}
+
+/* Under FIXED, a cell on the grid's first or last column keeps its value c: the sums of the
+ * work-item's end cells are replaced where lo or hi. */
+#define ST_FIXED_ENDS(acc, centre, lo, hi, mode)                                               \
+    do {                                                                                       \
+        if ((lo) && (mode) == ST_FIXED) (acc)[0] = (centre)[1];                                \
+        if ((hi) && (mode) == ST_FIXED) (acc)[STENCIL_VX - 1] = (centre)[STENCIL_VX];          \
+    } while (0)
+
+/* A row's STENCIL_VX cells from p with their neighbours: v[0] = p[-1] ... v[STENCIL_VX + 1]
+ * (st_xends at the grid's ends). */
+GP_FUNC void st_vrow(GP_GLOBAL const T *GP_RESTRICT p, T *v, int lo, int hi, uint mode)
+{
+    st_xends(p, v, v + STENCIL_VX + 1, lo, hi, mode);
     st_vload(p, v + 1);
-    v[STENCIL_VX + 1] = p[STENCIL_VX];
 }
 
 /* The hot path: STENCIL_CELLS rows of STENCIL_VX cells from `at` (the first cell's offset), whose
- * every neighbour is on the grid, so no boundary logic at all; pointers step a row at a time and
- * neighbours are constant offsets from them. The loop unrolls, and restrict lets every load be
- * issued before the stores. */
+ * every neighbour is on the grid, so no boundary logic at all (lo = hi = 0); pointers step a row
+ * at a time and neighbours are constant offsets from them. The loop unrolls, and restrict lets
+ * every load be issued before the stores. With lo or hi, the same rows where the cells start or
+ * end the grid's rows (st_xends): as fast, where st_edge_2d column by column took several times
+ * as long, and those groups at the end of a launch kept it waiting. */
 GP_FUNC void st_inner_2d(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_RESTRICT in,
-                         GP_GLOBAL const T *GP_RESTRICT src, ulong at, uint nx, st_coef k, int box, int has_src)
+                         GP_GLOBAL const T *GP_RESTRICT src, ulong at, uint nx, st_coef k, int box, int has_src,
+                         int lo, int hi, uint mode)
 {
     GP_GLOBAL const T *GP_RESTRICT p = in + at - nx;
     T s[STENCIL_VX + 2], c[STENCIL_VX + 2], u[STENCIL_VX + 2], acc[STENCIL_VX], w[STENCIL_VX];
-    st_vrow(p, s);
+    st_vrow(p, s, lo, hi, mode);
     p += nx;
-    st_vrow(p, c);
+    st_vrow(p, c, lo, hi, mode);
     out += at;
     src += at;
     for (uint i = 0; i < STENCIL_CELLS; i++) {
         p += nx;
-        st_vrow(p, u);
+        st_vrow(p, u, lo, hi, mode);
         if (has_src) st_vload(src, w);
         for (uint j = 0; j < STENCIL_VX; j++) {
             if (box)
@@ -191,6 +213,7 @@ GP_FUNC void st_inner_2d(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_RES
                 ST_SUM_5POINT(acc[j], k, c[j + 1], c[j], c[j + 2], s[j + 1], u[j + 1]);
             if (has_src) ST_MAC(acc[j], k.sw, w[j]);
         }
+        ST_FIXED_ENDS(acc, c, lo, hi, mode);
         st_vstore(out, acc);
         out += nx;
         src += nx;
@@ -225,7 +248,8 @@ GP_FUNC void st_edge_2d(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_REST
 
 /* The same two paths one dimension up, marching in z. */
 GP_FUNC void st_inner_3d(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_RESTRICT in,
-                         GP_GLOBAL const T *GP_RESTRICT src, ulong at, uint nx, ulong plane, st_coef k, int has_src)
+                         GP_GLOBAL const T *GP_RESTRICT src, ulong at, uint nx, ulong plane, st_coef k, int has_src,
+                         int lo, int hi, uint mode)
 {
     GP_GLOBAL const T *GP_RESTRICT p = in + at;
     T below[STENCIL_VX], c[STENCIL_VX + 2], above[STENCIL_VX], s[STENCIL_VX], n[STENCIL_VX], acc[STENCIL_VX],
@@ -235,8 +259,7 @@ GP_FUNC void st_inner_3d(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_RES
     out += at;
     src += at;
     for (uint i = 0; i < STENCIL_CELLS; i++) {
-        c[0] = p[-1];
-        c[STENCIL_VX + 1] = p[STENCIL_VX];
+        st_xends(p, c, c + STENCIL_VX + 1, lo, hi, mode);
         st_vload(p + plane, above);
         st_vload(p - nx, s);
         st_vload(p + nx, n);
@@ -245,6 +268,7 @@ GP_FUNC void st_inner_3d(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_RES
             acc[j] = st_sum_3d(c[j + 1], c[j], c[j + 2], s[j], n[j], below[j], above[j], k);
             if (has_src) ST_MAC(acc[j], k.sw, w[j]);
         }
+        ST_FIXED_ENDS(acc, c, lo, hi, mode);
         st_vstore(out, acc);
         for (uint j = 0; j < STENCIL_VX; j++) {
             below[j] = c[j + 1];
@@ -296,16 +320,20 @@ GP_FUNC void st_stencil(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_REST
     uint g = gp_group_id(0), row = g / groups_x;
     uint x = x0 + ((g % groups_x) * STENCIL_BX + gp_local_id(0)) * STENCIL_VX;
     if (x >= x1) return;
-    /* The work-item's nv columns from x in the box; inner_x: all STENCIL_VX, each with both x
+    /* The work-item's nv columns from x in the box. whole: all STENCIL_VX, so the inner paths
+     * take them (lo, hi: starting or ending the grid's row); inner_x: also each with both x
      * neighbours on the grid. */
     uint nv = x1 - x < STENCIL_VX ? x1 - x : STENCIL_VX;
-    int inner_x = x > 0 && x + STENCIL_VX < nx && nv == STENCIL_VX;
+    int whole = nv == STENCIL_VX, lo = x == 0, hi = x + STENCIL_VX == nx, inner_x = whole && !lo && !hi;
     if (shape == 2) {
         uint y = y0 + (row % groups_y) * STENCIL_BY + gp_local_id(1), z = z0 + (row / groups_y) * STENCIL_CELLS;
         if (y >= y1 || z >= z1) return;
-        ulong plane = (ulong)nx * ny;
-        if (inner_x && y > 0 && y + 1 < ny && z > 0 && nz - z > STENCIL_CELLS && z1 - z >= STENCIL_CELLS)
-            st_inner_3d(out, in, src, z * plane + (ulong)y * nx + x, nx, plane, k, has_src);
+        ulong plane = (ulong)nx * ny, at = z * plane + (ulong)y * nx + x;
+        int inner_yz = y > 0 && y + 1 < ny && z > 0 && nz - z > STENCIL_CELLS && z1 - z >= STENCIL_CELLS;
+        if (inner_x && inner_yz)
+            st_inner_3d(out, in, src, at, nx, plane, k, has_src, 0, 0, mode);
+        else if (whole && inner_yz)
+            st_inner_3d(out, in, src, at, nx, plane, k, has_src, lo, hi, mode);
         else
             for (uint j = 0; j < nv; j++)
                 st_edge_3d(out, in, src, nx, ny, nz, x + j, y, z, z1 - z < STENCIL_CELLS ? z1 - z : STENCIL_CELLS,
@@ -314,8 +342,11 @@ GP_FUNC void st_stencil(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_REST
     }
     uint y = y0 + (row * STENCIL_BY + gp_local_id(1)) * STENCIL_CELLS;
     if (y >= y1) return;
-    if (inner_x && y > 0 && ny - y > STENCIL_CELLS && y1 - y >= STENCIL_CELLS)
-        st_inner_2d(out, in, src, (ulong)y * nx + x, nx, k, shape == 1, has_src);
+    int inner_y = y > 0 && ny - y > STENCIL_CELLS && y1 - y >= STENCIL_CELLS;
+    if (inner_x && inner_y)
+        st_inner_2d(out, in, src, (ulong)y * nx + x, nx, k, shape == 1, has_src, 0, 0, mode);
+    else if (whole && inner_y)
+        st_inner_2d(out, in, src, (ulong)y * nx + x, nx, k, shape == 1, has_src, lo, hi, mode);
     else
         for (uint j = 0; j < nv; j++)
             st_edge_2d(out, in, src, nx, ny, x + j, y, y1 - y < STENCIL_CELLS ? y1 - y : STENCIL_CELLS, mode, k,
