@@ -12,11 +12,12 @@
  * so no grid dimension meets CUDA's 65535-group limit of y and z.
  *
  * Work-items whose whole march has every neighbour on the grid (nearly all) take a path with
- * no boundary logic; those at the grid's x ends take the same path with their two end loads
- * clamped. The others read off-grid neighbours at clamped indices (CLAMP), replace them by 0
- * under flags fixed per column and per row (ZERO), and FIXED replaces edge cells' sums by
- * their centre: selects, no branch per cell. Offsets are 64-bit, so grids may exceed
- * 2^32 cells; within a row the arithmetic is 32-bit. Weights are T: the host rounds them once. */
+ * no boundary logic; those whose march reaches the grid's x ends (in 3D also its y and z ends)
+ * take the same path with those loads clamped. The others read off-grid neighbours at clamped
+ * indices (CLAMP), replace them by 0 under flags fixed per column and per row (ZERO), and
+ * FIXED replaces edge cells' sums by their centre: selects, no branch per cell. Offsets are
+ * 64-bit, so grids may exceed 2^32 cells; within a row the arithmetic is 32-bit. Weights are
+ * T: the host rounds them once. */
 #if !T_IS_FLOAT
 #error "stencils are built for GP_TYPE 1 (float) or 2 (double)"
 #endif
@@ -159,52 +160,73 @@ GP_FUNC void st_vstore(GP_GLOBAL T *GP_RESTRICT p, const T *v)
 #endif
 }
 
+/* The ends of the grid that a work-item's cells reach, for the inner paths below: its first or
+ * last column is the grid's (x), and in 3D its row is the grid's first or last (y) and its
+ * march starts or ends on the grid's first or last plane (z). */
+#define ST_XLO 1u
+#define ST_XHI 2u
+#define ST_YLO 4u
+#define ST_YHI 8u
+#define ST_ZLO 16u
+#define ST_ZHI 32u
+
 /* The neighbours of a work-item's STENCIL_VX cells from p in x: *l = p[-1], *r = p[STENCIL_VX].
- * Where the cells start the grid's row (lo) or end it (hi), the neighbour off the grid is read
- * at the clamped index, as st_load reads it, and is 0 under ZERO. */
-GP_FUNC void st_xends(GP_GLOBAL const T *GP_RESTRICT p, T *l, T *r, int lo, int hi, uint mode)
+ * At the grid's ends the neighbour off the grid is read at the clamped index, as st_load reads
+ * it, and is 0 under ZERO. */
+GP_FUNC void st_xends(GP_GLOBAL const T *GP_RESTRICT p, T *l, T *r, uint ends, uint mode)
 {
-    T a = p[lo ? 0 : -1], b = p[hi ? STENCIL_VX - 1 : STENCIL_VX];
-    *l = lo && mode == ST_ZERO ? (T)0 : a;
-    *r = hi && mode == ST_ZERO ? (T)0 : b;
+    T a = p[ends & ST_XLO ? 0 : -1], b = p[ends & ST_XHI ? STENCIL_VX - 1 : STENCIL_VX];
+    *l = (ends & ST_XLO) && mode == ST_ZERO ? (T)0 : a;
+    *r = (ends & ST_XHI) && mode == ST_ZERO ? (T)0 : b;
 }
 
-/* Under FIXED, a cell on the grid's first or last column keeps its value c: the sums of the
- * work-item's end cells are replaced where lo or hi. */
-#define ST_FIXED_ENDS(acc, centre, lo, hi, mode)                                               \
+/* st_vload of the neighbouring row or plane q of the cells at p, or, where it is off the grid
+ * (off), of the clamped one, p itself, and 0 under ZERO. */
+GP_FUNC void st_vload_end(GP_GLOBAL const T *GP_RESTRICT q, GP_GLOBAL const T *GP_RESTRICT p, int off, uint mode,
+                          T *v)
+{
+    st_vload(off ? p : q, v);
+    for (uint j = 0; j < STENCIL_VX; j++) v[j] = off && mode == ST_ZERO ? (T)0 : v[j];
+}
+
+/* Under FIXED, a cell on the grid's edge keeps its value: the sums of the work-item's end cells
+ * (x), or of all its cells (edge: its row or plane is on the edge), become their centres. */
+#define ST_FIXED_ENDS(acc, centre, ends, edge, mode)                                           \
     do {                                                                                       \
-        if ((lo) && (mode) == ST_FIXED) (acc)[0] = (centre)[1];                                \
-        if ((hi) && (mode) == ST_FIXED) (acc)[STENCIL_VX - 1] = (centre)[STENCIL_VX];          \
+        for (uint j_ = 0; j_ < STENCIL_VX; j_++) {                                             \
+            int e_ = (edge) || (j_ == 0 && ((ends) & ST_XLO)) || (j_ == STENCIL_VX - 1 && ((ends) & ST_XHI)); \
+            (acc)[j_] = e_ && (mode) == ST_FIXED ? (centre)[j_ + 1] : (acc)[j_];               \
+        }                                                                                      \
     } while (0)
 
 /* A row's STENCIL_VX cells from p with their neighbours: v[0] = p[-1] ... v[STENCIL_VX + 1]
  * (st_xends at the grid's ends). */
-GP_FUNC void st_vrow(GP_GLOBAL const T *GP_RESTRICT p, T *v, int lo, int hi, uint mode)
+GP_FUNC void st_vrow(GP_GLOBAL const T *GP_RESTRICT p, T *v, uint ends, uint mode)
 {
-    st_xends(p, v, v + STENCIL_VX + 1, lo, hi, mode);
+    st_xends(p, v, v + STENCIL_VX + 1, ends, mode);
     st_vload(p, v + 1);
 }
 
 /* The hot path: STENCIL_CELLS rows of STENCIL_VX cells from `at` (the first cell's offset), whose
- * every neighbour is on the grid, so no boundary logic at all (lo = hi = 0); pointers step a row
+ * every neighbour is on the grid, so no boundary logic at all (ends = 0); pointers step a row
  * at a time and neighbours are constant offsets from them. The loop unrolls, and restrict lets
- * every load be issued before the stores. With lo or hi, the same rows where the cells start or
- * end the grid's rows (st_xends): as fast, where st_edge_2d column by column took several times
- * as long, and those groups at the end of a launch kept it waiting. */
+ * every load be issued before the stores. With ends (x only, here), the same rows where the
+ * cells start or end the grid's rows: as fast, where st_edge_2d column by column took several
+ * times as long, and those groups at the end of a launch kept it waiting. */
 GP_FUNC void st_inner_2d(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_RESTRICT in,
                          GP_GLOBAL const T *GP_RESTRICT src, ulong at, uint nx, st_coef k, int box, int has_src,
-                         int lo, int hi, uint mode)
+                         uint ends, uint mode)
 {
     GP_GLOBAL const T *GP_RESTRICT p = in + at - nx;
     T s[STENCIL_VX + 2], c[STENCIL_VX + 2], u[STENCIL_VX + 2], acc[STENCIL_VX], w[STENCIL_VX];
-    st_vrow(p, s, lo, hi, mode);
+    st_vrow(p, s, ends, mode);
     p += nx;
-    st_vrow(p, c, lo, hi, mode);
+    st_vrow(p, c, ends, mode);
     out += at;
     src += at;
     for (uint i = 0; i < STENCIL_CELLS; i++) {
         p += nx;
-        st_vrow(p, u, lo, hi, mode);
+        st_vrow(p, u, ends, mode);
         if (has_src) st_vload(src, w);
         for (uint j = 0; j < STENCIL_VX; j++) {
             if (box)
@@ -213,7 +235,7 @@ GP_FUNC void st_inner_2d(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_RES
                 ST_SUM_5POINT(acc[j], k, c[j + 1], c[j], c[j + 2], s[j + 1], u[j + 1]);
             if (has_src) ST_MAC(acc[j], k.sw, w[j]);
         }
-        ST_FIXED_ENDS(acc, c, lo, hi, mode);
+        ST_FIXED_ENDS(acc, c, ends, 0, mode);
         st_vstore(out, acc);
         out += nx;
         src += nx;
@@ -246,29 +268,31 @@ GP_FUNC void st_edge_2d(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_REST
     }
 }
 
-/* The same two paths one dimension up, marching in z. */
+/* The same two paths one dimension up, marching in z; ends in x, y and z. */
 GP_FUNC void st_inner_3d(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_RESTRICT in,
                          GP_GLOBAL const T *GP_RESTRICT src, ulong at, uint nx, ulong plane, st_coef k, int has_src,
-                         int lo, int hi, uint mode)
+                         uint ends, uint mode)
 {
     GP_GLOBAL const T *GP_RESTRICT p = in + at;
     T below[STENCIL_VX], c[STENCIL_VX + 2], above[STENCIL_VX], s[STENCIL_VX], n[STENCIL_VX], acc[STENCIL_VX],
         w[STENCIL_VX];
-    st_vload(p - plane, below);
+    st_vload_end(p - plane, p, ends & ST_ZLO, mode, below);
     st_vload(p, c + 1);
     out += at;
     src += at;
     for (uint i = 0; i < STENCIL_CELLS; i++) {
-        st_xends(p, c, c + STENCIL_VX + 1, lo, hi, mode);
-        st_vload(p + plane, above);
-        st_vload(p - nx, s);
-        st_vload(p + nx, n);
+        int last = i + 1 == STENCIL_CELLS;
+        st_xends(p, c, c + STENCIL_VX + 1, ends, mode);
+        st_vload_end(p + plane, p, last && (ends & ST_ZHI), mode, above);
+        st_vload_end(p - nx, p, ends & ST_YLO, mode, s);
+        st_vload_end(p + nx, p, ends & ST_YHI, mode, n);
         if (has_src) st_vload(src, w);
         for (uint j = 0; j < STENCIL_VX; j++) {
             acc[j] = st_sum_3d(c[j + 1], c[j], c[j + 2], s[j], n[j], below[j], above[j], k);
             if (has_src) ST_MAC(acc[j], k.sw, w[j]);
         }
-        ST_FIXED_ENDS(acc, c, lo, hi, mode);
+        ST_FIXED_ENDS(acc, c, ends,
+                      (ends & (ST_YLO | ST_YHI)) || (i == 0 && (ends & ST_ZLO)) || (last && (ends & ST_ZHI)), mode);
         st_vstore(out, acc);
         for (uint j = 0; j < STENCIL_VX; j++) {
             below[j] = c[j + 1];
@@ -320,20 +344,23 @@ GP_FUNC void st_stencil(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_REST
     uint g = gp_group_id(0), row = g / groups_x;
     uint x = x0 + ((g % groups_x) * STENCIL_BX + gp_local_id(0)) * STENCIL_VX;
     if (x >= x1) return;
-    /* The work-item's nv columns from x in the box. whole: all STENCIL_VX, so the inner paths
-     * take them (lo, hi: starting or ending the grid's row); inner_x: also each with both x
-     * neighbours on the grid. */
+    /* The work-item's nv columns from x in the box; whole: all STENCIL_VX, which the inner paths
+     * take, with the grid's ends they reach. */
     uint nv = x1 - x < STENCIL_VX ? x1 - x : STENCIL_VX;
-    int whole = nv == STENCIL_VX, lo = x == 0, hi = x + STENCIL_VX == nx, inner_x = whole && !lo && !hi;
+    int whole = nv == STENCIL_VX;
+    uint ends = (x == 0 ? ST_XLO : 0u) | (x + STENCIL_VX == nx ? ST_XHI : 0u);
     if (shape == 2) {
         uint y = y0 + (row % groups_y) * STENCIL_BY + gp_local_id(1), z = z0 + (row / groups_y) * STENCIL_CELLS;
         if (y >= y1 || z >= z1) return;
         ulong plane = (ulong)nx * ny, at = z * plane + (ulong)y * nx + x;
-        int inner_yz = y > 0 && y + 1 < ny && z > 0 && nz - z > STENCIL_CELLS && z1 - z >= STENCIL_CELLS;
-        if (inner_x && inner_yz)
-            st_inner_3d(out, in, src, at, nx, plane, k, has_src, 0, 0, mode);
-        else if (whole && inner_yz)
-            st_inner_3d(out, in, src, at, nx, plane, k, has_src, lo, hi, mode);
+        ends |= (y == 0 ? ST_YLO : 0u) | (y + 1 == ny ? ST_YHI : 0u) | (z == 0 ? ST_ZLO : 0u) |
+                (nz - z == STENCIL_CELLS ? ST_ZHI : 0u);
+        /* the whole march on the grid and in the box */
+        int inner = whole && nz - z >= STENCIL_CELLS && z1 - z >= STENCIL_CELLS;
+        if (inner && !ends)
+            st_inner_3d(out, in, src, at, nx, plane, k, has_src, 0u, mode);
+        else if (inner)
+            st_inner_3d(out, in, src, at, nx, plane, k, has_src, ends, mode);
         else
             for (uint j = 0; j < nv; j++)
                 st_edge_3d(out, in, src, nx, ny, nz, x + j, y, z, z1 - z < STENCIL_CELLS ? z1 - z : STENCIL_CELLS,
@@ -342,11 +369,11 @@ GP_FUNC void st_stencil(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_REST
     }
     uint y = y0 + (row * STENCIL_BY + gp_local_id(1)) * STENCIL_CELLS;
     if (y >= y1) return;
-    int inner_y = y > 0 && ny - y > STENCIL_CELLS && y1 - y >= STENCIL_CELLS;
-    if (inner_x && inner_y)
-        st_inner_2d(out, in, src, (ulong)y * nx + x, nx, k, shape == 1, has_src, 0, 0, mode);
-    else if (whole && inner_y)
-        st_inner_2d(out, in, src, (ulong)y * nx + x, nx, k, shape == 1, has_src, lo, hi, mode);
+    int inner = whole && y > 0 && ny - y > STENCIL_CELLS && y1 - y >= STENCIL_CELLS;
+    if (inner && !ends)
+        st_inner_2d(out, in, src, (ulong)y * nx + x, nx, k, shape == 1, has_src, 0u, mode);
+    else if (inner)
+        st_inner_2d(out, in, src, (ulong)y * nx + x, nx, k, shape == 1, has_src, ends, mode);
     else
         for (uint j = 0; j < nv; j++)
             st_edge_2d(out, in, src, nx, ny, x + j, y, y1 - y < STENCIL_CELLS ? y1 - y : STENCIL_CELLS, mode, k,
