@@ -355,7 +355,8 @@ GP_FUNC void st_stencil(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_REST
         ulong plane = (ulong)nx * ny, at = z * plane + (ulong)y * nx + x;
         ends |= (y == 0 ? ST_YLO : 0u) | (y + 1 == ny ? ST_YHI : 0u) | (z == 0 ? ST_ZLO : 0u) |
                 (nz - z == STENCIL_CELLS ? ST_ZHI : 0u);
-        /* the whole march on the grid and in the box */
+        /* The whole march on the grid and in the box. The two calls below stay two: with the
+         * mask a constant 0 the compiler builds the hot path without the ends' selects. */
         int inner = whole && nz - z >= STENCIL_CELLS && z1 - z >= STENCIL_CELLS;
         if (inner && !ends)
             st_inner_3d(out, in, src, at, nx, plane, k, has_src, 0u, mode);
@@ -370,7 +371,7 @@ GP_FUNC void st_stencil(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_REST
     uint y = y0 + (row * STENCIL_BY + gp_local_id(1)) * STENCIL_CELLS;
     if (y >= y1) return;
     int inner = whole && y > 0 && ny - y > STENCIL_CELLS && y1 - y >= STENCIL_CELLS;
-    if (inner && !ends)
+    if (inner && !ends) /* two calls, as in 3D */
         st_inner_2d(out, in, src, (ulong)y * nx + x, nx, k, shape == 1, has_src, 0u, mode);
     else if (inner)
         st_inner_2d(out, in, src, (ulong)y * nx + x, nx, k, shape == 1, has_src, ends, mode);
