@@ -465,10 +465,12 @@ GP_KERNEL void gp_gemm(GP_GLOBAL const T *A, ulong a_off, IDX lda, GP_GLOBAL con
         b += B_STEP;                                                                           \
     } while (0)
     /* a and b are the same for the whole group, so the compiler keeps them, their steps and the
-     * loop's control in uniform registers, and adds each item's place per copy. Pointers of the
-     * items' own, worked out once, cut the 128 x 64 DGEMM's instructions by 9% and ran it 1%
-     * faster from N = 4096 on an H100, but took the loop off the uniform registers and ran 64 x 64
-     * tiles 15-20% slower. */
+     * loop's control in uniform registers, and works out each item's place per copy. Tried on an
+     * H100: pointers of the items' own, worked out once, cut the 128 x 64 DGEMM's instructions
+     * by 9% and ran it 1% faster from N = 4096, but took the loop off the uniform registers and
+     * ran 64 x 64 tiles 15-20% slower; the items' offsets worked out once and added to a and b
+     * per copy (139 instructions a step instead of 160) ran within 1% from N = 2048, and 32 x 64
+     * tiles 9% slower at N = 1536. */
     /* Tile s + NBUF - 1 is copied into the buffer that step s - 1 read, after the barrier that
      * says every item is done with it; a group of copies is committed each step, empty or not,
      * so that waiting for all but the newest one means tile s is in. */
