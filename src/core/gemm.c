@@ -44,8 +44,8 @@ static const gp_gemm_params candidates[] = {
  * (51 TFLOP/s), 64x64 0.76 / 0.75 / 0.79 / 0.76, and 32x64 0.63-0.95 at N = 512, where cuBLAS's
  * own speed moves by half from run to run; two groups of each fit an SM. 128x64x16 ran 3-4%
  * slower than 128x64x8 at N = 1024 to 8192 with either depth of instruction (and its two
- * buffers without asynchronous copies pass the 48 KiB of a kernel's own arrays). NVIDIA's OpenCL runs
- * the f32 shapes at 0.97-0.99x the CUDA backend's speed from N = 768. Its f64 stages the tiles
+ * buffers without asynchronous copies pass the 48 KiB of a kernel's own arrays). NVIDIA's
+ * OpenCL runs the f32 shapes at 0.97-0.99x the CUDA backend's speed from N = 768. Its f64 stages the tiles
  * through registers, as CUDA did before PIPE; TFLOP/s at N = 512 / 768 / 1024 / 1536 / 2048 /
  * 4096: 128x128x8 11.1 / 16.6 / 30.0 / 25.1 / 42.6 / 44.9 (128x64x8 the same from N = 768),
  * 64x64x16 11.0 / 16.4 / 29.5 / 28.6 / 33.0 / 34.2, 64x64x8 11.0 / 17.3 / 31.6 / 20.9 / 28.2 /

@@ -13,12 +13,13 @@
  * before: 0.85-0.94 and 0.81-0.82; 64x4x2 is 1-2% faster on the H100 but 8% slower for 3x3 on
  * the H200; longer marches are slower; NVIDIA's OpenCL allows 256 work-items); 3D 16x8x4 with 2
  * cells each, 0.82-0.88 on the H100 at 256^3 to 768^3 (4 cells: 0.77-0.88; one cell in 32x8x4,
- * as before: 0.80-0.83; at 512^3, against 0.90 for this one: 16x8x8 0.87, 16x8x16 0.74, 32x8x4 0.88, and 0.82 with the march
- * not unrolled, whose loads then wait on each other). There Nsight Compute has the L2 94% busy
- * and the L1 serving 56% of the loads: the neighbours' rows and the march's end planes come
- * again from the L2 (2.2 times the grid's sectors read from it). Groups that march each plane
- * through local memory, the halo read once per group (one barrier a plane), ran 0.87 there,
- * and 0.63 through NVIDIA's OpenCL, with longer marches slower still. The GPU shapes are also prebuilt for CUDA and HIP: the top-level
+ * as before: 0.80-0.83; at 512^3, against 0.90 for this one: 16x8x8 0.87, 16x8x16 0.74, 32x8x4
+ * 0.88, and 0.82 with the march not unrolled, whose loads then wait on each other). There
+ * Nsight Compute has the L2 94% busy and the L1 serving 56% of the loads: the neighbours' rows
+ * and the march's end planes come again from the L2 (2.2 times the grid's sectors read from
+ * it). Groups that march each plane through local memory, the halo read once per group (one
+ * barrier a plane), ran 0.87 there, and 0.63 through NVIDIA's OpenCL, with longer marches
+ * slower still. The GPU shapes are also prebuilt for CUDA and HIP: the top-level
  * CMakeLists.txt lists the same options, so keep them in step. CPUs (pocl): one row of
  * work-items, each marching further. GPUPORT_STENCIL_TILE="bx,by,cells[,vx]" overrides them,
  * for tuning. */
