@@ -252,8 +252,10 @@ static void gemm_vendor(void **state)
 
 /* Sizes that are multiples of the tile take the kernel's variant without bounds checks, with
  * 16-byte loads where every matrix starts 16 bytes apart from its buffer's start (offset 3 after
- * the 5 guard elements) and without (offset 1); 5 steps of k, more than the asynchronous copies
- * keep in flight (gemm.gp's PIPE). Both variants of the kernel. */
+ * the 5 guard elements) and without (offset 1). Steps of k: 1 to 4 without, 2 to 5 with, fewer
+ * and more than the asynchronous copies keep in flight (gemm.gp's PIPE, which needs the 16-byte
+ * loads), and each count the main loop leaves over when it takes two or three at a time
+ * (GEMM_UNROLL). Both variants of the kernel. */
 static void whole_tiles(void)
 {
     for (int ti = 0; ti < 2; ti++) {
@@ -262,7 +264,8 @@ static void whole_tiles(void)
         gp_gemm_params q;
         GP_OK(gp_gemm_params_get(tst_dev, t, &q));
         for (int combo = 0; combo < 8; combo++) {
-            problem p = {t, GP_ROW_MAJOR, combo & 1, (combo >> 1) & 1, q.tile_m, 2 * q.tile_n, 5 * q.tile_k,
+            size_t steps = combo < 4 ? 1 + combo : 9 - combo;
+            problem p = {t, GP_ROW_MAJOR, combo & 1, (combo >> 1) & 1, q.tile_m, 2 * q.tile_n, steps * q.tile_k,
                          0.5, combo == 3 ? 0 : 2, 0, combo & 4 ? 3 : 1, 0};
             check(&p, GP_GEMM_GPUPORT);
         }
@@ -357,8 +360,8 @@ static void gemm_params(void **state)
         check(&p, GP_GEMM_GPUPORT);
         setenv("GPUPORT_GEMM_KERNEL", "tiled", 1);
         GP_EXPECT(gp_gemm_params_set(tst_dev, GP_F32, &invalid[all - 1]), GP_ERROR_INVALID_ARGUMENT);
-        /* items of 8 x 8, whose products the tiled kernel takes in another order (GPUs have
-         * them by default) */
+        /* items of 8 x 8, whose products the tiled kernel takes in another order and whose main
+         * loop it takes two steps at a time (GPUs have them by default) */
         GP_OK(gp_gemm_params_set(tst_dev, GP_F32, &(gp_gemm_params){16, 16, 8, 8, 8}));
         check(&p, GP_GEMM_GPUPORT);
         unsetenv("GPUPORT_GEMM_KERNEL");

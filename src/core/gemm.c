@@ -38,19 +38,25 @@ static const gp_gemm_params candidates[] = {
  * and since the products' order of gemm.gp's GEMM_FMAS 0.92-0.94, which also made 8 x 8 items
  * the better second shape: 64x128x8 0.63 / 0.75 / 0.91 / 0.84 / 0.87 / 0.96 / 0.87 / 0.90 at
  * N = 512 / 768 / 1024 / 1536 / 2048 / 3072 / 4096 / 8192 (64x128x16 with 4 x 8 per item 0.45 /
- * 0.74 / 0.89 / 0.74 / 0.78 / 0.87), 64x32 0.98-1.38 / 0.79 / 0.73 / 0.75 / 0.58 / 0.67.
- * f64 on the FP64 matrix instructions, on CUDA with three steps of asynchronous copies in
- * flight (gemm.gp's PIPE), N = 1024 / 2048 / 4096 / 8192: 128x64 0.64 / 0.75 / 0.78 / 0.81
- * (51 TFLOP/s), 64x64 0.76 / 0.75 / 0.79 / 0.76, and 32x64 0.63-0.95 at N = 512, where cuBLAS's
- * own speed moves by half from run to run; two groups of each fit an SM. 128x64x16 ran 3-4%
- * slower than 128x64x8 at N = 1024 to 8192 with either depth of instruction (and its two
- * buffers without asynchronous copies pass the 48 KiB of a kernel's own arrays). NVIDIA's
- * OpenCL runs the f32 shapes at 0.97-0.99x the CUDA backend's speed from N = 768. Its f64 stages the tiles
- * through registers, as CUDA did before PIPE; TFLOP/s at N = 512 / 768 / 1024 / 1536 / 2048 /
- * 4096: 128x128x8 11.1 / 16.6 / 30.0 / 25.1 / 42.6 / 44.9 (128x64x8 the same from N = 768),
- * 64x64x16 11.0 / 16.4 / 29.5 / 28.6 / 33.0 / 34.2, 64x64x8 11.0 / 17.3 / 31.6 / 20.9 / 28.2 /
- * 29.1, 32x64x8 12.5 / 19.2 / 26.6 / 21.6 / 28.5 / 29.4. PIPE ran slower there: 35 TFLOP/s
- * with two steps of 128x64 (three do not fit its 48 KiB) and 28-31 with three of 64x64,
+ * 0.74 / 0.89 / 0.74 / 0.78 / 0.87), 64x32 0.98-1.38 / 0.79 / 0.73 / 0.75 / 0.58 / 0.67. Since
+ * the main loop takes two steps at a time (gemm.gp's GEMM_UNROLL): 0.96 / 0.74 / 0.91 / 0.88 /
+ * 0.97 / 0.99 / 0.97 / 0.98 with the default choices; 128x128 0.71 at 1536 and 0.98 at 3072,
+ * 64x128 0.92 at 2048.
+ * f64 on the FP64 matrix instructions, on CUDA with three steps of asynchronous copies in flight
+ * (gemm.gp's PIPE), N = 1024 / 2048 / 4096 / 8192: 128x64 0.64 / 0.75 / 0.78 / 0.81 (51 TFLOP/s),
+ * 64x64 0.76 / 0.75 / 0.79 / 0.76, and 32x64 0.63-0.95 at N = 512, where cuBLAS's own speed moves
+ * by half from run to run. Since the main loop takes three steps at a time, 128x64 0.79 / 0.82 /
+ * 0.87 at N = 2048 / 4096 / 8192, and 0.80 at 3072, where 64x64 is chosen and gives 0.77: at 238
+ * registers an item one group of 128x64 fits an SM, not the two counted here (64x64 takes 72, three
+ * groups); left so, as counting one would choose 128x64 at N = 1024, where it ran at 0.64 against
+ * 0.76. 128x64x16 ran 3-4% slower than 128x64x8 at N = 1024 to 8192 with either depth of
+ * instruction (and its two buffers without asynchronous copies pass the 48 KiB of a kernel's own
+ * arrays). NVIDIA's OpenCL runs the f32 shapes at 0.97-0.99x the CUDA backend's speed from N = 768.
+ * Its f64 stages the tiles through registers, as CUDA did before PIPE; TFLOP/s at N = 512 / 768 /
+ * 1024 / 1536 / 2048 / 4096: 128x128x8 11.1 / 16.6 / 30.0 / 25.1 / 42.6 / 44.9 (128x64x8 the same
+ * from N = 768), 64x64x16 11.0 / 16.4 / 29.5 / 28.6 / 33.0 / 34.2, 64x64x8 11.0 / 17.3 / 31.6 /
+ * 20.9 / 28.2 / 29.1, 32x64x8 12.5 / 19.2 / 26.6 / 21.6 / 28.5 / 29.4. PIPE ran slower there: 35
+ * TFLOP/s with two steps of 128x64 (three do not fit its 48 KiB) and 28-31 with three of 64x64,
  * against 40-46 without. */
 typedef struct gemm_class {
     const char *name;
