@@ -250,12 +250,14 @@ static void gemm_vendor(void **state)
     run_all(GP_GEMM_VENDOR);
 }
 
-/* Sizes that are multiples of the tile take the kernel's variant without bounds checks, with
+/* The shape in force (on GPUs the class's largest, which gp_gemm takes for big products only).
+ * Sizes that are multiples of the tile take the kernel's variant without bounds checks, with
  * 16-byte loads where every matrix starts 16 bytes apart from its buffer's start (offset 3 after
- * the 5 guard elements) and without (offset 1). Steps of k: 1 to 4 without, 2 to 5 with, fewer
- * and more than the asynchronous copies keep in flight (gemm.gp's PIPE, which needs the 16-byte
- * loads), and each count the main loop leaves over when it takes two or three at a time
- * (GEMM_UNROLL). Both variants of the kernel. */
+ * the 5 guard elements) and, for f32, without (offset 1). Steps of k: 1 to 4 at offset 1, 2 to 5
+ * at offset 3: fewer and more than the asynchronous copies keep in flight (gemm.gp's PIPE, which
+ * needs the 16-byte loads), and each count the main loop leaves over when it takes two or three
+ * at a time (GEMM_UNROLL). Then two sizes that are not multiples, 3 and 4 steps. Both variants of
+ * the kernel. */
 static void whole_tiles(void)
 {
     for (int ti = 0; ti < 2; ti++) {
@@ -263,12 +265,23 @@ static void whole_tiles(void)
         if (skip_f64(t)) continue;
         gp_gemm_params q;
         GP_OK(gp_gemm_params_get(tst_dev, t, &q));
+        /* this shape, not a smaller one that gp_gemm would take for products this small */
+        char *saved = tst_save_env("GPUPORT_GEMM_PARAMS"), shape[96];
+        snprintf(shape, sizeof shape, "%s:%u,%u,%u,%u,%u", ti ? "f64" : "f32", q.tile_m, q.tile_n, q.tile_k, q.work_m,
+                 q.work_n);
+        setenv("GPUPORT_GEMM_PARAMS", shape, 1);
         for (int combo = 0; combo < 8; combo++) {
             size_t steps = combo < 4 ? 1 + combo : 9 - combo;
             problem p = {t, GP_ROW_MAJOR, combo & 1, (combo >> 1) & 1, q.tile_m, 2 * q.tile_n, steps * q.tile_k,
                          0.5, combo == 3 ? 0 : 2, 0, combo & 4 ? 3 : 1, 0};
             check(&p, GP_GEMM_GPUPORT);
         }
+        for (size_t steps = 3; steps <= 4; steps++) {
+            problem p = {t, GP_ROW_MAJOR, GP_NO_TRANS, GP_TRANS, q.tile_m + 3, 2 * q.tile_n - 5,
+                         (steps - 1) * q.tile_k + 1, 1, 0.5, 1, 0, 0};
+            check(&p, GP_GEMM_GPUPORT);
+        }
+        tst_restore_env("GPUPORT_GEMM_PARAMS", saved);
     }
 }
 
