@@ -150,10 +150,10 @@
  * constant and its local addresses are worked out once instead of every step. On an H100 that
  * took the 128 x 128 SGEMM from 594 instructions a step (512 of them products) to 565 and ran it
  * 3-5% faster from N = 1536; the 128 x 64 DGEMM from 151 to 117, 4-6% faster from N = 2048.
- * Items of fewer than 64 accumulators keep the buffer in a variable: unrolled, they took more
- * registers, fewer groups fit an SM, and 64 x 64 DGEMM ran 9% slower at N = 3072 and 64 x 32
- * SGEMM 16% slower at N = 512. So do the FP64 matrix instructions without PIPE (NVIDIA's
- * OpenCL), which ran 10-30% slower unrolled. */
+ * Items of fewer than 64 accumulators keep the buffer in a variable: unrolled, the 64 x 64
+ * DGEMM took 90 registers instead of 72, two groups fit an SM instead of three, and it ran 9%
+ * slower at N = 3072; the 64 x 32 SGEMM ran 16% slower at N = 512 (cause not found). So do the
+ * FP64 matrix instructions without PIPE (NVIDIA's OpenCL), which ran 10-30% slower unrolled. */
 #define GEMM_UNROLL (WM * WN >= 64 && (PIPE || !MMA))
 #if PIPE && !TRANS_A
 #define AT(k, m) ((m) * SK + (k))
