@@ -48,15 +48,19 @@ static const gp_gemm_params candidates[] = {
  * by half from run to run. Since the main loop takes three steps at a time (128x64 only), 128x64
  * 0.79 / 0.82 / 0.87 at N = 2048 / 4096 / 8192, so the smaller shapes' speeds went from 93 and 81
  * to 88 and 77: N = 2944 / 3072 / 3328 / 3712, the sizes that then take 128x64 instead of 64x64,
- * ran 0.5% / 5% / 1.5% / 6% faster (0.80 at 3072, 0.81 at 3712). 128x64x16 ran 3-4% slower than
- * 128x64x8 at N = 1024 to 8192 with either depth of instruction (and its two buffers without
- * asynchronous copies pass the 48 KiB of a kernel's own arrays). NVIDIA's OpenCL runs the f32
- * shapes at 0.97-0.99x the CUDA backend's speed from N = 768. Its f64 stages the tiles through
- * registers, as CUDA did before PIPE; TFLOP/s at N = 512 / 768 / 1024 / 1536 / 2048 / 4096:
- * 128x128x8 11.1 / 16.6 / 30.0 / 25.1 / 42.6 / 44.9 (128x64x8 the same from N = 768), 64x64x16 11.0
- * / 16.4 / 29.5 / 28.6 / 33.0 / 34.2, 64x64x8 11.0 / 17.3 / 31.6 / 20.9 / 28.2 / 29.1, 32x64x8 12.5
- * / 19.2 / 26.6 / 21.6 / 28.5 / 29.4. PIPE ran slower there: 35 TFLOP/s with two steps of 128x64
- * (three do not fit its 48 KiB) and 28-31 with three of 64x64, against 40-46 without. */
+ * ran 0.5% / 5% / 1.5% / 6% faster (0.80 at 3072, 0.81 at 3712). Nsight Compute at N = 4096 then
+ * had its FP64 tensor pipe busy 83% of the active cycles, with two warps a scheduler, mostly
+ * stalled on fixed-latency waits; shapes with more warps ran slower at N = 2048 to 8192, with the
+ * loop unrolled or not: 128x64 of 4 x 8 or 8 x 4 items 0.59-0.77, 128x128 of 4 x 8 or 8 x 8
+ * 0.58-0.78, 256x64 0.59-0.68. 128x64x16 ran 3-4% slower than 128x64x8 at N = 1024 to 8192 with
+ * either depth of instruction (and its two buffers without asynchronous copies pass the 48 KiB of a
+ * kernel's own arrays). NVIDIA's OpenCL runs the f32 shapes at 0.97-0.99x the CUDA backend's speed
+ * from N = 768. Its f64 stages the tiles through registers, as CUDA did before PIPE; TFLOP/s at N =
+ * 512 / 768 / 1024 / 1536 / 2048 / 4096: 128x128x8 11.1 / 16.6 / 30.0 / 25.1 / 42.6 / 44.9
+ * (128x64x8 the same from N = 768), 64x64x16 11.0 / 16.4 / 29.5 / 28.6 / 33.0 / 34.2, 64x64x8 11.0
+ * / 17.3 / 31.6 / 20.9 / 28.2 / 29.1, 32x64x8 12.5 / 19.2 / 26.6 / 21.6 / 28.5 / 29.4. PIPE ran
+ * slower there: 35 TFLOP/s with two steps of 128x64 (three do not fit its 48 KiB) and 28-31 with
+ * three of 64x64, against 40-46 without. */
 typedef struct gemm_class {
     const char *name;
     gp_gemm_params p[2][3];
