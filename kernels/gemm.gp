@@ -500,11 +500,18 @@ GP_KERNEL void gp_gemm(GP_GLOBAL const T *A, ulong a_off, IDX lda, GP_GLOBAL con
         gp__cp_async_commit();                                                                 \
     } while (0)
 #if GEMM_UNROLL
-/* Unrolled, the copies of tile s + 2 go after the local reads of step s's operands: ptxas then
- * issues them between the FP64 matrix instructions, in slots it otherwise fills with NOPs, and
- * overlaps steps across the barrier. On an H100 that took the 128 x 64 DGEMM from 0.79 / 0.80 /
- * 0.82 / 0.87x cuBLAS to 0.82 / 0.82 / 0.85 / 0.88 at N = 2048 / 3072 / 4096 / 8192. The smaller
- * shapes, not unrolled, ran 12% slower so (64 x 64 at N = 1024). */
+/* Unrolled, the copies of tile s + 2 go after the local reads of step s's operands. On sm_90
+ * ptxas puts two NOPs after each FP64 matrix instruction unless it has other work for those
+ * slots (Nsight Compute's source view: a third of the 128 x 64 DGEMM's warp samples sat on them);
+ * now it issues the copies there, and overlaps steps across the barrier. On an H100 that took the
+ * 128 x 64 DGEMM from 0.78 / 0.80 / 0.82 / 0.86-0.87x cuBLAS to 0.82 / 0.82 / 0.85 / 0.88 at
+ * N = 2048 / 3072 / 4096 / 8192. The smaller shapes, not unrolled, ran 12% slower so (64 x 64 at
+ * N = 1024). Tried after it on the H100, and slower: operands read a step ahead (24 more registers,
+ * which spilled through NVRTC; 9-17% slower), each item's operands read
+ * through one pointer with constant offsets (128 x 64 the same, the smaller shapes 8-18% slower),
+ * 128 x 64 x 16 tiles with the loop not unrolled (6% slower with the 8-deep instruction, 17% with
+ * the 16-deep one; unrolled, they spill), and this order on the registers' path through NVIDIA's
+ * OpenCL (N = 512 12-20% faster, 1024 to 8192 1-2% slower). */
 #define GEMM_PIPE_STEP(s, buf)                                                                 \
     do {                                                                                       \
         gp__cp_async_wait(1);                                                                  \

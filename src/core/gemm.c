@@ -50,9 +50,14 @@ static const gp_gemm_params candidates[] = {
  * to 88 and 77: N = 2944 / 3072 / 3328 / 3712, the sizes that then take 128x64 instead of 64x64,
  * ran 0.5% / 5% / 1.5% / 6% faster (0.80 at 3072, 0.81 at 3712). Nsight Compute at N = 4096 then
  * had its FP64 tensor pipe busy 83% of the active cycles, with two warps a scheduler, mostly
- * stalled on fixed-latency waits; shapes with more warps ran slower at N = 2048 to 8192, with the
- * loop unrolled or not: 128x64 of 4 x 8 or 8 x 4 items 0.59-0.77, 128x128 of 4 x 8 or 8 x 8
- * 0.58-0.78, 256x64 0.59-0.68. 128x64x16 ran 3-4% slower than 128x64x8 at N = 1024 to 8192 with
+ * stalled on fixed-latency waits: the NOPs that ptxas puts after each matrix instruction. Since
+ * the next tile's copies fill some of those slots (gemm.gp), 128x64 gives 0.82 / 0.82 / 0.85 /
+ * 0.88 at N = 2048 / 3072 / 4096 / 8192, the smaller shapes unchanged. The speeds stay: at
+ * N = 1088 / 1152 / 1216 / 2560 / 2624 / 2688, which speeds of 85 and 75 would move to 128x64,
+ * it ran 43% and 27% slower, 9% and 1.5% faster, 36% slower (not whole tiles) and 8% faster.
+ * Shapes with more warps ran slower at N = 2048 to 8192, with the loop unrolled or not: 128x64
+ * of 4 x 8 or 8 x 4 items 0.59-0.77, 128x128 of 4 x 8 or 8 x 8 0.58-0.78, 256x64 0.59-0.68
+ * (before the copies moved), and 128x64x16 6-17% slower after it (gemm.gp). 128x64x16 ran 3-4% slower than 128x64x8 at N = 1024 to 8192 with
  * either depth of instruction (and its two buffers without asynchronous copies pass the 48 KiB of a
  * kernel's own arrays). NVIDIA's OpenCL runs the f32 shapes at 0.97-0.99x the CUDA backend's speed
  * from N = 768. Its f64 stages the tiles through registers, as CUDA did before PIPE; TFLOP/s at N =
