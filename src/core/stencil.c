@@ -19,10 +19,12 @@
  * and the march's end planes come again from the L2 (2.2 times the grid's sectors read from
  * it). Groups that march each plane through local memory, the halo read once per group (one
  * barrier a plane), ran 0.87 there, and 0.63 through NVIDIA's OpenCL, with longer marches
- * slower still. The GPU shapes are also prebuilt for CUDA and HIP: the top-level
- * CMakeLists.txt lists the same options, so keep them in step. CPUs (pocl): one row of
- * work-items, each marching further. GPUPORT_STENCIL_TILE="bx,by,cells[,vx]" overrides them,
- * for tuning. */
+ * slower still. Its warps wait on loads (82% of Nsight Compute's samples), DRAM 78% busy, at 48
+ * registers and 10 groups an SM; 12 or 16 groups (launch bounds: 40 or 32 registers) ran 0.86
+ * and 0.73, 9 to 6 (a local array of 24 to 36 KiB, which also takes the L1's room) 0.79-0.75.
+ * The GPU shapes are also prebuilt for CUDA and HIP: the top-level CMakeLists.txt lists the same
+ * options, so keep them in step. CPUs (pocl): one row of work-items, each marching further.
+ * GPUPORT_STENCIL_TILE="bx,by,cells[,vx]" overrides them, for tuning. */
 typedef struct tile {
     unsigned bx, by, cells, vx;
 } tile;
