@@ -388,31 +388,32 @@ GP_KERNEL void gp_gemm(GP_GLOBAL const T *A, ulong a_off, IDX lda, GP_GLOBAL con
  * and run 8-30% slower on an H100. */
 #if defined(gp__mma_f64_16x8x16) && TK % 16 == 0
 #define KI 16
-#define GEMM_MMA(a, b, i, j)                                                                   \
-    gp__mma_f64_16x8x16(acc[i][2 * j], acc[i][2 * j + 1], acc[i + 1][2 * j], acc[i + 1][2 * j + 1], a[0][i], \
-                        a[0][i + 1], a[1][i], a[1][i + 1], a[2][i], a[2][i + 1], a[3][i], a[3][i + 1], b[0][j], \
-                        b[1][j], b[2][j], b[3][j])
+#define GEMM_MMA(i, j)                                                                         \
+    gp__mma_f64_16x8x16(acc[i][2 * j], acc[i][2 * j + 1], acc[i + 1][2 * j], acc[i + 1][2 * j + 1], fa[0][i], \
+                        fa[0][i + 1], fa[1][i], fa[1][i + 1], fa[2][i], fa[2][i + 1], fa[3][i], fa[3][i + 1], fb[0][j], \
+                        fb[1][j], fb[2][j], fb[3][j])
 #else
 #define KI 8
-#define GEMM_MMA(a, b, i, j)                                                                   \
-    gp__mma_f64_16x8x8(acc[i][2 * j], acc[i][2 * j + 1], acc[i + 1][2 * j], acc[i + 1][2 * j + 1], a[0][i], \
-                       a[0][i + 1], a[1][i], a[1][i + 1], b[0][j], b[1][j])
+#define GEMM_MMA(i, j)                                                                         \
+    gp__mma_f64_16x8x8(acc[i][2 * j], acc[i][2 * j + 1], acc[i + 1][2 * j], acc[i + 1][2 * j + 1], fa[0][i], \
+                       fa[0][i + 1], fa[1][i], fa[1][i + 1], fb[0][j], fb[1][j])
 #endif
-/* a[v], b[v] = the operands of k = kk + 4 v + q, from local buffers as and bs */
-#define GEMM_FRAGS(a, b, as, bs, kk)                                                           \
-    _Pragma("unroll") for (uint v = 0; v < KI / 4; v++) {                                      \
-        _Pragma("unroll") for (uint i = 0; i < WM; i++) a[v][i] = (as)[AT((kk) + 4 * v + q, ROW(ty, i))]; \
-        _Pragma("unroll") for (uint j = 0; j < WN / 2; j++) b[v][j] = (bs)[BT((kk) + 4 * v + q, bx + 8 * j)]; \
-    }
-#define GEMM_MMAS(a, b)                                                                        \
-    _Pragma("unroll") for (uint i = 0; i < WM; i += 2)                                         \
-        _Pragma("unroll") for (uint j = 0; j < WN / 2; j++) GEMM_MMA(a, b, i, j)
-#define GEMM_PRODUCTS(as, bs)                                                                  \
+/* The products of one step from local buffers as and bs; `then` after the first operand reads
+ * (PIPE's copies, below). fa[v], fb[v]: k = kk + 4 v + q. */
+#define GEMM_PRODUCTS_THEN(as, bs, then)                                                       \
     _Pragma("unroll") for (uint kk = 0; kk < TK; kk += KI) {                                   \
-        T a[KI / 4][WM], b[KI / 4][WN / 2];                                                    \
-        GEMM_FRAGS(a, b, as, bs, kk)                                                           \
-        GEMM_MMAS(a, b);                                                                       \
+        T fa[KI / 4][WM], fb[KI / 4][WN / 2];                                                  \
+        _Pragma("unroll") for (uint v = 0; v < KI / 4; v++) {                                  \
+            _Pragma("unroll") for (uint i = 0; i < WM; i++) fa[v][i] = (as)[AT(kk + 4 * v + q, ROW(ty, i))]; \
+            _Pragma("unroll") for (uint j = 0; j < WN / 2; j++) fb[v][j] = (bs)[BT(kk + 4 * v + q, bx + 8 * j)]; \
+        }                                                                                      \
+        if (kk == 0) {                                                                         \
+            then;                                                                              \
+        }                                                                                      \
+        _Pragma("unroll") for (uint i = 0; i < WM; i += 2)                                     \
+            _Pragma("unroll") for (uint j = 0; j < WN / 2; j++) GEMM_MMA(i, j);                \
     }
+#define GEMM_PRODUCTS(as, bs) GEMM_PRODUCTS_THEN(as, bs, (void)0)
 #else
 /* The order of an item's WM x WN products of one k. Items of 8 rows or more take 4 x 4 blocks in
  * turn, each column by column with the rows walked down and up in turn, so that neighbouring
@@ -499,39 +500,32 @@ GP_KERNEL void gp_gemm(GP_GLOBAL const T *A, ulong a_off, IDX lda, GP_GLOBAL con
         if ((s) + NBUF - 1 < steps) GEMM_FETCH((buf) == 0 ? NBUF - 1 : (buf) - 1);             \
         gp__cp_async_commit();                                                                 \
     } while (0)
-#if GEMM_UNROLL
 /* Unrolled, the copies of tile s + 2 go after the local reads of step s's operands. On sm_90
  * ptxas puts two NOPs after each FP64 matrix instruction unless it has other work for those
- * slots (Nsight Compute's source view: a third of the 128 x 64 DGEMM's warp samples sat on them);
- * now it issues the copies there, and overlaps steps across the barrier. On an H100 that took the
- * 128 x 64 DGEMM from 0.78 / 0.80 / 0.82 / 0.86-0.87x cuBLAS to 0.82 / 0.82 / 0.85 / 0.88 at
- * N = 2048 / 3072 / 4096 / 8192. The smaller shapes, not unrolled, ran 12% slower so (64 x 64 at
- * N = 1024). Tried after it on the H100, and slower: operands read a step ahead (24 more registers,
- * which spilled through NVRTC; 9-17% slower), each item's operands read
- * through one pointer with constant offsets (128 x 64 the same, the smaller shapes 8-18% slower),
- * 128 x 64 x 16 tiles with the loop not unrolled (6% slower with the 8-deep instruction, 17% with
- * the 16-deep one; unrolled, they spill), and this order on the registers' path through NVIDIA's
+ * slots (Nsight Compute's source view: a third of the 128 x 64 DGEMM's warp samples sat on
+ * them); now it issues the copies there, and overlaps steps across the barrier. On an H100 that
+ * took the 128 x 64 DGEMM from 0.78 / 0.80 / 0.82 / 0.86-0.87x cuBLAS to 0.82 / 0.82 / 0.85 /
+ * 0.88 at N = 2048 / 3072 / 4096 / 8192. The smaller shapes, not unrolled, ran 12% slower so
+ * (64 x 64 at N = 1024). Tried after it on the H100, and slower: operands read a step ahead (24
+ * more registers, which spilled through NVRTC; 9-17% slower), each item's operands read through
+ * one pointer with constant offsets (128 x 64 the same, the smaller shapes 8-18% slower), 128 x
+ * 64 x 16 tiles with the loop not unrolled (6% slower with the 8-deep instruction, 17% with the
+ * 16-deep one; unrolled, they spill), and this order on the registers' path through NVIDIA's
  * OpenCL (N = 512 12-20% faster, 1024 to 8192 1-2% slower). */
-#define GEMM_PIPE_STEP(s, buf)                                                                 \
-    do {                                                                                       \
-        gp__cp_async_wait(1);                                                                  \
-        gp_barrier();                                                                          \
-        _Pragma("unroll") for (uint kk = 0; kk < TK; kk += KI) {                               \
-            T a_[KI / 4][WM], b_[KI / 4][WN / 2];                                              \
-            GEMM_FRAGS(a_, b_, As + (buf) * A_TILE, Bs + (buf) * B_TILE, kk)                   \
-            if (kk == 0) GEMM_PIPE_FETCH(s, buf);                                              \
-            GEMM_MMAS(a_, b_);                                                                 \
-        }                                                                                      \
-    } while (0)
+#if GEMM_UNROLL
+#define GEMM_PIPE_PRODUCTS(s, buf)                                                             \
+    GEMM_PRODUCTS_THEN(As + (buf) * A_TILE, Bs + (buf) * B_TILE, GEMM_PIPE_FETCH(s, buf))
 #else
+#define GEMM_PIPE_PRODUCTS(s, buf)                                                             \
+    GEMM_PIPE_FETCH(s, buf);                                                                   \
+    GEMM_PRODUCTS(As + (buf) * A_TILE, Bs + (buf) * B_TILE)
+#endif
 #define GEMM_PIPE_STEP(s, buf)                                                                 \
     do {                                                                                       \
         gp__cp_async_wait(1);                                                                  \
         gp_barrier();                                                                          \
-        GEMM_PIPE_FETCH(s, buf);                                                               \
-        GEMM_PRODUCTS(As + (buf) * A_TILE, Bs + (buf) * B_TILE)                                \
+        GEMM_PIPE_PRODUCTS(s, buf);                                                            \
     } while (0)
-#endif
     IDX s = 0;
 #if GEMM_UNROLL
     for (; s + 2 < steps; s += 3) {
