@@ -511,7 +511,7 @@ GP_KERNEL void gp_gemm(GP_GLOBAL const T *A, ulong a_off, IDX lda, GP_GLOBAL con
  * one pointer with constant offsets (128 x 64 the same, the smaller shapes 8-18% slower), 128 x
  * 64 x 16 tiles with the loop not unrolled (6% slower with the 8-deep instruction, 17% with the
  * 16-deep one; unrolled, they spill), and this order on the registers' path through NVIDIA's
- * OpenCL (N = 512 12-20% faster, 1024 to 8192 1-2% slower). */
+ * OpenCL (N = 512 12-23% faster, 1024 to 8192 0.5-5% slower). */
 #if GEMM_UNROLL
 #define GEMM_PIPE_PRODUCTS(s, buf)                                                             \
     GEMM_PRODUCTS_THEN(As + (buf) * A_TILE, Bs + (buf) * B_TILE, GEMM_PIPE_FETCH(s, buf))
