@@ -57,9 +57,9 @@ static const gp_gemm_params candidates[] = {
  * it ran 43% and 27% slower, 9% and 1.5% faster, 36% slower (not whole tiles) and 8% faster.
  * Shapes with more warps ran slower at N = 2048 to 8192, with the loop unrolled or not: 128x64
  * of 4 x 8 or 8 x 4 items 0.59-0.77, 128x128 of 4 x 8 or 8 x 8 0.58-0.78, 256x64 0.59-0.68
- * (before the copies moved), and 128x64x16 6-17% slower after it (gemm.gp). 128x64x16 ran 3-4% slower than 128x64x8 at N = 1024 to 8192 with
- * either depth of instruction (and its two buffers without asynchronous copies pass the 48 KiB of a
- * kernel's own arrays). NVIDIA's OpenCL runs the f32 shapes at 0.97-0.99x the CUDA backend's speed
+ * (before the copies moved). 128x64x16 ran 3-4% slower than 128x64x8 at N = 1024 to 8192 with
+ * either depth of instruction before the copies moved, 6-17% after (gemm.gp); its two buffers
+ * without asynchronous copies pass the 48 KiB of a kernel's own arrays. NVIDIA's OpenCL runs the f32 shapes at 0.97-0.99x the CUDA backend's speed
  * from N = 768. Its f64 stages the tiles through registers, as CUDA did before PIPE; TFLOP/s at N =
  * 512 / 768 / 1024 / 1536 / 2048 / 4096: 128x128x8 11.1 / 16.6 / 30.0 / 25.1 / 42.6 / 44.9
  * (128x64x8 the same from N = 768), 64x64x16 11.0 / 16.4 / 29.5 / 28.6 / 33.0 / 34.2, 64x64x8 11.0
