@@ -517,8 +517,10 @@ GP_KERNEL void gp_gemm(GP_GLOBAL const T *A, ulong a_off, IDX lda, GP_GLOBAL con
     GEMM_PRODUCTS_THEN(As + (buf) * A_TILE, Bs + (buf) * B_TILE, GEMM_PIPE_FETCH(s, buf))
 #else
 #define GEMM_PIPE_PRODUCTS(s, buf)                                                             \
-    GEMM_PIPE_FETCH(s, buf);                                                                   \
-    GEMM_PRODUCTS(As + (buf) * A_TILE, Bs + (buf) * B_TILE)
+    do {                                                                                       \
+        GEMM_PIPE_FETCH(s, buf);                                                               \
+        GEMM_PRODUCTS(As + (buf) * A_TILE, Bs + (buf) * B_TILE)                                \
+    } while (0)
 #endif
 #define GEMM_PIPE_STEP(s, buf)                                                                 \
     do {                                                                                       \

@@ -59,13 +59,14 @@ static const gp_gemm_params candidates[] = {
  * of 4 x 8 or 8 x 4 items 0.59-0.77, 128x128 of 4 x 8 or 8 x 8 0.58-0.78, 256x64 0.59-0.68
  * (before the copies moved). 128x64x16 ran 3-4% slower than 128x64x8 at N = 1024 to 8192 with
  * either depth of instruction before the copies moved, 6-17% after (gemm.gp); its two buffers
- * without asynchronous copies pass the 48 KiB of a kernel's own arrays. NVIDIA's OpenCL runs the f32 shapes at 0.97-0.99x the CUDA backend's speed
- * from N = 768. Its f64 stages the tiles through registers, as CUDA did before PIPE; TFLOP/s at N =
- * 512 / 768 / 1024 / 1536 / 2048 / 4096: 128x128x8 11.1 / 16.6 / 30.0 / 25.1 / 42.6 / 44.9
- * (128x64x8 the same from N = 768), 64x64x16 11.0 / 16.4 / 29.5 / 28.6 / 33.0 / 34.2, 64x64x8 11.0
- * / 17.3 / 31.6 / 20.9 / 28.2 / 29.1, 32x64x8 12.5 / 19.2 / 26.6 / 21.6 / 28.5 / 29.4. PIPE ran
- * slower there: 35 TFLOP/s with two steps of 128x64 (three do not fit its 48 KiB) and 28-31 with
- * three of 64x64, against 40-46 without. */
+ * without asynchronous copies pass the 48 KiB of a kernel's own arrays. NVIDIA's OpenCL runs the
+ * f32 shapes at 0.97-0.99x the CUDA backend's speed from N = 768. Its f64 stages the tiles through
+ * registers, as CUDA did before PIPE; TFLOP/s at N = 512 / 768 / 1024 / 1536 / 2048 / 4096:
+ * 128x128x8 11.1 / 16.6 / 30.0 / 25.1 / 42.6 / 44.9 (128x64x8 the same from N = 768), 64x64x16
+ * 11.0 / 16.4 / 29.5 / 28.6 / 33.0 / 34.2, 64x64x8 11.0 / 17.3 / 31.6 / 20.9 / 28.2 / 29.1,
+ * 32x64x8 12.5 / 19.2 / 26.6 / 21.6 / 28.5 / 29.4. PIPE ran slower there: 35 TFLOP/s with two
+ * steps of 128x64 (three do not fit its 48 KiB) and 28-31 with three of 64x64, against 40-46
+ * without. */
 typedef struct gemm_class {
     const char *name;
     gp_gemm_params p[2][3];
