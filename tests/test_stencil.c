@@ -434,6 +434,23 @@ static void stencil_other_kernel(void **state)
     GP_OK(gp_buffer_destroy(b));
 }
 
+/* The tiled variant's 3D march takes four planes a step (kernels/stencil.gp): marches of other
+ * lengths, set through GPUPORT_STENCIL_TILE, leave a step part done; one plane a work-item, and
+ * vectors of 4 and 2 cells, on every 3D case. */
+static void stencil_march_lengths(void **state)
+{
+    (void)state;
+    static const char *const tiles[] = {"8,2,6,4", "4,4,1,2", "8,4,7,1"};
+    char *kernel = tst_save_env("GPUPORT_STENCIL_KERNEL"), *tile = tst_save_env("GPUPORT_STENCIL_TILE");
+    setenv("GPUPORT_STENCIL_KERNEL", "tiled", 1);
+    for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; i++) {
+        setenv("GPUPORT_STENCIL_TILE", tiles[i], 1);
+        every_case(GP_F32, 1);
+    }
+    tst_restore_env("GPUPORT_STENCIL_KERNEL", kernel);
+    tst_restore_env("GPUPORT_STENCIL_TILE", tile);
+}
+
 /* ---- Bad input ------------------------------------------------------------------------------ */
 
 static void stencil_bad_input(void **state)
@@ -562,6 +579,6 @@ const struct CMUnitTest tst_stencil_tests[] = {
     cmocka_unit_test(stencil_2d_f32),    cmocka_unit_test(stencil_2d_f64),      cmocka_unit_test(stencil_3d_f32),
     cmocka_unit_test(stencil_3d_f64),    cmocka_unit_test(stencil_large),       cmocka_unit_test(stencil_run),
     cmocka_unit_test(stencil_regions),   cmocka_unit_test(stencil_bad_input),   cmocka_unit_test(stencil_no_fp64),
-    cmocka_unit_test(stencil_other_kernel),
+    cmocka_unit_test(stencil_other_kernel), cmocka_unit_test(stencil_march_lengths),
 };
 const size_t tst_stencil_tests_count = sizeof tst_stencil_tests / sizeof tst_stencil_tests[0];

@@ -147,6 +147,12 @@ static void elapsed_time(void **state)
     GP_OK(gp_event_elapsed_ms(e0, e1, &ms));
     assert_true(isfinite(ms));
     assert_true(ms >= 0.0);
+    /* The other way round, the same time negated; an event to itself, none. */
+    double back = 1.0, none = 1.0;
+    GP_OK(gp_event_elapsed_ms(e1, e0, &back));
+    assert_true(back == -ms);
+    GP_OK(gp_event_elapsed_ms(e0, e0, &none));
+    assert_true(none == 0.0);
 
     ms = 12345.0;
     gp_status st = gp_event_elapsed_ms(e0, never, &ms);

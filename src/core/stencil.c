@@ -11,8 +11,8 @@
  * an H100 and an H200 (ratios to cudaMemcpy D2D, f32): 2D 64x4x3 with 4 cells each, 0.93-0.99
  * on the H100 from 4096^2 to 16384^2 and 0.95-0.96 on the H200 at 8192^2 (one cell each, as
  * before: 0.85-0.94 and 0.81-0.82; 64x4x2 is 1-2% faster on the H100 but 8% slower for 3x3 on
- * the H200; longer marches are slower; NVIDIA's OpenCL allows 256 work-items); 3D 16x8x4 with 2
- * cells each, 0.82-0.88 on the H100 at 256^3 to 768^3 (4 cells: 0.77-0.88; one cell in 32x8x4,
+ * the H200; longer marches are slower; NVIDIA's OpenCL allows 256 work-items); 3D, before its
+ * march was a pipeline, 16x8x4 with 2 cells each, 0.82-0.88 on the H100 at 256^3 to 768^3 (4 cells: 0.77-0.88; one cell in 32x8x4,
  * as before: 0.80-0.83; at 512^3, against 0.90 for this one: 16x8x8 0.87, 16x8x16 0.74, 32x8x4
  * 0.88, and 0.82 with the march not unrolled, whose loads then wait on each other). There
  * Nsight Compute has the L2 94% busy and the L1 serving 56% of the loads: the neighbours' rows
@@ -22,13 +22,18 @@
  * slower still. Its warps wait on loads (82% of Nsight Compute's samples), DRAM 78% busy, at 48
  * registers and 10 groups an SM; 12 or 16 groups (launch bounds: 40 or 32 registers) ran 0.86
  * and 0.73, 9 to 6 (a local array of 24 to 36 KiB, which also takes the L1's room) 0.79-0.75.
+ * Since the 3D march is a pipeline (kernels/stencil.gp), 16x8x4 with 4 cells each: 0.90-0.91 /
+ * 0.92 / 0.95 / 0.94 / 0.94 at 256^3 / 384^3 / 512^3 / 640^3 / 768^3 (2 cells: 0.89 / 0.89 /
+ * 0.93 / 0.92 / 0.91; the same through NVIDIA's OpenCL within 1%); marches of 8 and 16 planes
+ * ran 0.81-0.88 and 0.75-0.78 at 512^3. Rows that are not 16-byte aligned take 1 cell each
+ * (0.75 at 510^3).
  * The GPU shapes are also prebuilt for CUDA and HIP: the top-level CMakeLists.txt lists the same
  * options, so keep them in step. CPUs (pocl): one row of work-items, each marching further.
  * GPUPORT_STENCIL_TILE="bx,by,cells[,vx]" overrides them, for tuning. */
 typedef struct tile {
     unsigned bx, by, cells, vx;
 } tile;
-static const tile gpu_tile_2d = {64, 4, 3, 4}, gpu_tile_3d = {16, 8, 4, 2}, cpu_tile = {64, 1, 16, 4};
+static const tile gpu_tile_2d = {64, 4, 3, 4}, gpu_tile_3d = {16, 8, 4, 4}, cpu_tile = {64, 1, 16, 4};
 
 /* The kernels' variants: "tiled" above, and "rows" (-DSTENCIL_ROWS=1, kernels/stencil.gp), whose
  * work-groups are one work-item taking `rows` whole rows of the box, for CPUs. */
