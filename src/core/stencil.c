@@ -23,9 +23,9 @@
  * registers and 10 groups an SM; 12 or 16 groups (launch bounds: 40 or 32 registers) ran 0.86
  * and 0.73, 9 to 6 (a local array of 24 to 36 KiB, which also takes the L1's room) 0.79-0.75.
  * Since the 3D march is a pipeline (kernels/stencil.gp), 16x8x4 with 4 cells each: 0.90-0.91 /
- * 0.92 / 0.95 / 0.94 / 0.94 at 256^3 / 384^3 / 512^3 / 640^3 / 768^3 (2 cells: 0.89 / 0.89 /
+ * 0.92 / 0.95 / 0.94 / 0.94 at 256^3 / 384^3 / 512^3 / 640^3 / 768^3 (2 cells: 0.89-0.90 / 0.89 /
  * 0.93 / 0.92 / 0.91; the same through NVIDIA's OpenCL within 1%); marches of 8 and 16 planes
- * ran 0.81-0.88 and 0.75-0.78 at 512^3. Rows that are not 16-byte aligned take 1 cell each
+ * ran 0.81-0.88 and 0.74-0.78 at 512^3. Rows that are not 16-byte aligned take 1 cell each
  * (0.75 at 510^3).
  * The GPU shapes are also prebuilt for CUDA and HIP: the top-level CMakeLists.txt lists the same
  * options, so keep them in step. CPUs (pocl): one row of work-items, each marching further.
