@@ -26,7 +26,7 @@
  * 0.92 / 0.95 / 0.94 / 0.94 at 256^3 / 384^3 / 512^3 / 640^3 / 768^3 (2 cells: 0.89-0.90 / 0.89 /
  * 0.93 / 0.92 / 0.91; the same through NVIDIA's OpenCL within 1%); marches of 8 and 16 planes
  * ran 0.81-0.88 and 0.74-0.78 at 512^3. Rows that are not 16-byte aligned take 1 cell each
- * (0.75 at 510^3).
+ * (below).
  * The GPU shapes are also prebuilt for CUDA and HIP: the top-level CMakeLists.txt lists the same
  * options, so keep them in step. CPUs (pocl): one row of work-items, each marching further.
  * GPUPORT_STENCIL_TILE="bx,by,cells[,vx]" overrides them, for tuning. */
@@ -64,8 +64,17 @@ static gp_status choose_tile(const gp_device *dev, int rows, int three_d, size_t
         /* rows: the cells are rows per work-item */
         *t = rows ? (tile){1, 1, v[2], 1} : (tile){v[0], v[1], v[2], v[3]};
     }
-    /* vx cells per work-item in x, up to 16 bytes, as one vector load where every row is aligned to it. */
-    while (t->vx > 1 && (t->vx * type_size > 16 || !aligned)) t->vx /= 2;
+    /* vx cells per work-item in x, up to 16 bytes, as one vector load where every row is aligned to it.
+     * The 3D GPU tile keeps its rows of cells as wide where vx shrinks for alignment: bx grows as
+     * much and by shrinks to keep the group's size (16x8x4 with 1 cell each: 0.75 at 510^3 and
+     * 513^3; 64x2x4: 0.80, as 32x4x4 and 64x4x4; the 2D tile, 64 cells wide already, gained 1% or
+     * lost it at 256x1x3). */
+    while (t->vx > 1 && t->vx * type_size > 16) t->vx /= 2;
+    int widen = three_d && !rows && !(env && *env) && info->type != GP_DEVICE_CPU;
+    while (t->vx > 1 && !aligned) {
+        t->vx /= 2;
+        if (widen && t->by > 1) t->bx *= 2, t->by /= 2;
+    }
     while (t->by > 1 && ((size_t)t->bx * t->by > info->max_work_group_size || t->by > info->max_work_item_sizes[1]))
         t->by /= 2;
     while (t->bx > 1 && (t->bx > info->max_work_group_size || t->bx > info->max_work_item_sizes[0])) t->bx /= 2;
