@@ -44,8 +44,8 @@ static const char *const shape_names[] = {NULL, "5point", "3x3", "7point"};
 static const unsigned weight_count[] = {0, 5, 9, 7};
 
 /* The tile for the device: the default or the override, shrunk to what the device allows and
- * the views' alignment (aligned: every row starts on 16 bytes). */
-static gp_status choose_tile(const gp_device *dev, int rows, int three_d, size_t type_size, int aligned,
+ * the views' alignment (align: the bytes, up to 16, that every row starts on). */
+static gp_status choose_tile(const gp_device *dev, int rows, int three_d, size_t type_size, size_t align,
                              const char *fn, tile *t)
 {
     const gp_device_info *info = &dev->info;
@@ -71,7 +71,7 @@ static gp_status choose_tile(const gp_device *dev, int rows, int three_d, size_t
      * lost it at 256x1x3). */
     while (t->vx > 1 && t->vx * type_size > 16) t->vx /= 2;
     int widen = three_d && !rows && !(env && *env) && info->type != GP_DEVICE_CPU;
-    while (t->vx > 1 && !aligned) {
+    while (t->vx > 1 && t->vx * type_size > align) {
         t->vx /= 2;
         if (widen && t->by > 1) t->bx *= 2, t->by /= 2;
     }
@@ -162,11 +162,14 @@ static gp_status run(const char *fn, gp_stream *stream, const gp_stencil *s, siz
     tile t;
     st = gp__variant_check(&variants, fn);
     int rows = gp__variant(dev, &variants);
-    /* Vector loads need every row of every view on 16 bytes: all views, the row length and the box's edge. */
-    size_t esize = gp_type_size(s->type);
-    int aligned = s->nx * esize % 16 == 0 && origin[0] * esize % 16 == 0 && gp__view_aligned(a, s->type, 16) &&
-                  gp__view_aligned(b, s->type, 16) && (!with_source || gp__view_aligned(source, s->type, 16));
-    if (st == GP_SUCCESS) st = choose_tile(dev, rows, s->shape == GP_STENCIL_7POINT, esize, aligned, fn, &t);
+    /* Vector loads need every row of every view on their size: all views, the row length and the
+     * box's edge. Rows of f32 on 8 bytes, not 16 (nx = 2 mod 4), take 2 cells a work-item. */
+    size_t esize = gp_type_size(s->type), align = 16;
+    while (align > esize && !(s->nx * esize % align == 0 && origin[0] * esize % align == 0 &&
+                              gp__view_aligned(a, s->type, align) && gp__view_aligned(b, s->type, align) &&
+                              (!with_source || gp__view_aligned(source, s->type, align))))
+        align /= 2;
+    if (st == GP_SUCCESS) st = choose_tile(dev, rows, s->shape == GP_STENCIL_7POINT, esize, align, fn, &t);
     if (st != GP_SUCCESS) return st;
 
     /* All groups are numbered in dimension 0 (the kernel splits the number), each row of
