@@ -25,8 +25,10 @@
  * Since the 3D march is a pipeline (kernels/stencil.gp), 16x8x4 with 4 cells each: 0.90-0.91 /
  * 0.92 / 0.95 / 0.94 / 0.94 at 256^3 / 384^3 / 512^3 / 640^3 / 768^3 (2 cells: 0.89-0.90 / 0.89 /
  * 0.93 / 0.92 / 0.91; the same through NVIDIA's OpenCL within 1%); marches of 8 and 16 planes
- * ran 0.81-0.88 and 0.74-0.78 at 512^3. Rows that are not 16-byte aligned take 1 cell each
- * (below).
+ * ran 0.81-0.88 and 0.74-0.78 at 512^3, and of 2 planes (16x8x2) 1-3% faster on the H100 from
+ * 384^3 to 768^3 but 1% slower at 256^3 and up to 2% slower on the H200 (0.86 against 0.88 at
+ * 768^3 through CUDA, 1-2% faster through its OpenCL). Rows that are not 16-byte aligned take
+ * fewer cells each (below).
  * The GPU shapes are also prebuilt for CUDA and HIP: the top-level CMakeLists.txt lists the same
  * options, so keep them in step. CPUs (pocl): one row of work-items, each marching further.
  * GPUPORT_STENCIL_TILE="bx,by,cells[,vx]" overrides them, for tuning. */
@@ -66,9 +68,13 @@ static gp_status choose_tile(const gp_device *dev, int rows, int three_d, size_t
     }
     /* vx cells per work-item in x, up to 16 bytes, as one vector load where every row is aligned to it.
      * The 3D GPU tile keeps its rows of cells as wide where vx shrinks for alignment: bx grows as
-     * much and by shrinks to keep the group's size (16x8x4 with 1 cell each: 0.75 at 510^3 and
-     * 513^3; 64x2x4: 0.80, as 32x4x4 and 64x4x4; the 2D tile, 64 cells wide already, gained 1% or
-     * lost it at 256x1x3). */
+     * much and by shrinks to keep the group's size. H100, f32: rows on 8 bytes (32x4x4, 2 cells
+     * each; H200: 0.81 / 0.80) 0.88 at 510^3 and 0.87 at 766^3, against 0.72 / 0.69 at 16x8x4 and
+     * 0.80 / 0.78 with 1 cell each; rows on 4 bytes (64x2x4, 1 cell; H200: 0.68) 0.80 at 513^3,
+     * against 0.75 at 16x8x4 (32x4x4 and 64x4x4 alike). Marches of 2 planes ran 0.63 and 0.49 there
+     * on the H200. The 2D tile, 64 cells wide already, gained 1% or lost it at 256x1x3; there rows
+     * on 8 bytes (2 cells) ran 0.96-1.03 on the H100 and 0.89-0.96 on the H200 at 4094^2 to 16382^2,
+     * against 0.85-0.94 and 0.77-0.83 with 1 cell. */
     while (t->vx > 1 && t->vx * type_size > 16) t->vx /= 2;
     int widen = three_d && !rows && !(env && *env) && info->type != GP_DEVICE_CPU;
     while (t->vx > 1 && t->vx * type_size > align) {
