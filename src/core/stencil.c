@@ -5,30 +5,29 @@
 #include <stdlib.h>
 
 /* The tile: a work-group of bx x by work-items, each taking vx neighbouring cells of a row (one
- * vector load of up to 16 bytes, where every row is aligned; else 1) and marching `cells` cells
- * in y (z in 3D). Compile-time options of the kernels. GPUs: a row of 64 work-items reads and
- * writes 1 KiB of f32; a work-item's two halo rows (planes) are mostly L1/L2 hits. Chosen on
- * an H100 and an H200 (ratios to cudaMemcpy D2D, f32): 2D 64x4x3 with 4 cells each, 0.93-0.99
- * on the H100 from 4096^2 to 16384^2 and 0.95-0.96 on the H200 at 8192^2 (one cell each, as
- * before: 0.85-0.94 and 0.81-0.82; 64x4x2 is 1-2% faster on the H100 but 8% slower for 3x3 on
- * the H200; longer marches are slower; NVIDIA's OpenCL allows 256 work-items); 3D, before its
- * march was a pipeline, 16x8x4 with 2 cells each, 0.82-0.88 on the H100 at 256^3 to 768^3 (4 cells: 0.77-0.88; one cell in 32x8x4,
- * as before: 0.80-0.83; at 512^3, against 0.90 for this one: 16x8x8 0.87, 16x8x16 0.74, 32x8x4
- * 0.88, and 0.82 with the march not unrolled, whose loads then wait on each other). There
- * Nsight Compute has the L2 94% busy and the L1 serving 56% of the loads: the neighbours' rows
- * and the march's end planes come again from the L2 (2.2 times the grid's sectors read from
- * it). Groups that march each plane through local memory, the halo read once per group (one
- * barrier a plane), ran 0.87 there, and 0.63 through NVIDIA's OpenCL, with longer marches
- * slower still. Its warps wait on loads (82% of Nsight Compute's samples), DRAM 78% busy, at 48
- * registers and 10 groups an SM; 12 or 16 groups (launch bounds: 40 or 32 registers) ran 0.86
- * and 0.73, 9 to 6 (a local array of 24 to 36 KiB, which also takes the L1's room) 0.79-0.75.
- * Since the 3D march is a pipeline (kernels/stencil.gp), 16x8x4 with 4 cells each: 0.90-0.91 /
- * 0.92 / 0.95 / 0.94 / 0.94 at 256^3 / 384^3 / 512^3 / 640^3 / 768^3 (2 cells: 0.89-0.90 / 0.89 /
- * 0.93 / 0.92 / 0.91; the same through NVIDIA's OpenCL within 1%); marches of 8 and 16 planes
- * ran 0.81-0.88 and 0.74-0.78 at 512^3, and of 2 planes (16x8x2) 1-3% faster on the H100 from
- * 384^3 to 768^3 but 1% slower at 256^3 and up to 2% slower on the H200 (0.86 against 0.88 at
- * 768^3 through CUDA, 1-2% faster through its OpenCL). Rows that are not 16-byte aligned take
- * fewer cells each (below).
+ * vector load of up to 16 bytes, where every row is aligned; else 1) and marching `cells` cells in
+ * y (z in 3D). Compile-time options of the kernels. GPUs: a row of 64 work-items reads and writes
+ * 1 KiB of f32; a work-item's two halo rows (planes) are mostly L1/L2 hits. Chosen on an H100 and
+ * an H200 (ratios to cudaMemcpy D2D, f32): 2D 64x4x3 with 4 cells each, 0.93-0.99 on the H100 from
+ * 4096^2 to 16384^2 and 0.95-0.96 on the H200 at 8192^2 (one cell each, as before: 0.85-0.94 and
+ * 0.81-0.82; 64x4x2 is 1-2% faster on the H100 but 8% slower for 3x3 on the H200; longer marches
+ * are slower; NVIDIA's OpenCL allows 256 work-items); 3D, before its march was a pipeline, 16x8x4
+ * with 2 cells each, 0.82-0.88 on the H100 at 256^3 to 768^3 (4 cells: 0.77-0.88; one cell in
+ * 32x8x4, as before: 0.80-0.83; at 512^3, against 0.90 for this one: 16x8x8 0.87, 16x8x16 0.74,
+ * 32x8x4 0.88, and 0.82 with the march not unrolled, whose loads then wait on each other). There
+ * Nsight Compute has the L2 94% busy and the L1 serving 56% of the loads: the neighbours' rows and
+ * the march's end planes come again from the L2 (2.2 times the grid's sectors read from it).
+ * Groups that march each plane through local memory, the halo read once per group (one barrier a
+ * plane), ran 0.87 there, and 0.63 through NVIDIA's OpenCL, with longer marches slower still. Its
+ * warps wait on loads (82% of Nsight Compute's samples), DRAM 78% busy, at 48 registers and 10
+ * groups an SM; 12 or 16 groups (launch bounds: 40 or 32 registers) ran 0.86 and 0.73, 9 to 6 (a
+ * local array of 24 to 36 KiB, which also takes the L1's room) 0.79-0.75. Since the 3D march is a
+ * pipeline (kernels/stencil.gp), 16x8x4 with 4 cells each: 0.90-0.91 / 0.92 / 0.95 / 0.94 / 0.94
+ * at 256^3 / 384^3 / 512^3 / 640^3 / 768^3 (2 cells: 0.89-0.90 / 0.89 / 0.93 / 0.92 / 0.91; the
+ * same through NVIDIA's OpenCL within 1%); marches of 8 and 16 planes ran 0.81-0.88 and 0.74-0.78
+ * at 512^3, and of 2 planes (16x8x2) 1-3% faster on the H100 from 384^3 to 768^3 but 1% slower at
+ * 256^3 and up to 2% slower on the H200 (0.86 against 0.88 at 768^3 through CUDA, 1-2% faster
+ * through its OpenCL). Rows that are not 16-byte aligned take fewer cells each (below).
  * The GPU shapes are also prebuilt for CUDA and HIP: the top-level CMakeLists.txt lists the same
  * options, so keep them in step. CPUs (pocl): one row of work-items, each marching further.
  * GPUPORT_STENCIL_TILE="bx,by,cells[,vx]" overrides them, for tuning. */
@@ -66,15 +65,15 @@ static gp_status choose_tile(const gp_device *dev, int rows, int three_d, size_t
         /* rows: the cells are rows per work-item */
         *t = rows ? (tile){1, 1, v[2], 1} : (tile){v[0], v[1], v[2], v[3]};
     }
-    /* vx cells per work-item in x, up to 16 bytes, as one vector load where every row is aligned to it.
-     * The 3D GPU tile keeps its rows of cells as wide where vx shrinks for alignment: bx grows as
-     * much and by shrinks to keep the group's size. H100, f32: rows on 8 bytes (32x4x4, 2 cells
-     * each; H200: 0.81 / 0.80) 0.88 at 510^3 and 0.87 at 766^3, against 0.72 / 0.69 at 16x8x4 and
-     * 0.80 / 0.78 with 1 cell each; rows on 4 bytes (64x2x4, 1 cell; H200: 0.68) 0.80 at 513^3,
-     * against 0.75 at 16x8x4 (32x4x4 and 64x4x4 alike). Marches of 2 planes ran 0.63 and 0.49 there
-     * on the H200. The 2D tile, 64 cells wide already, gained 1% or lost it at 256x1x3; there rows
-     * on 8 bytes (2 cells) ran 0.96-1.03 on the H100 and 0.89-0.96 on the H200 at 4094^2 to 16382^2,
-     * against 0.85-0.94 and 0.77-0.83 with 1 cell. */
+    /* vx cells per work-item in x, up to 16 bytes, as one vector load where every row is aligned to
+     * it. The 3D GPU tile keeps its rows of cells as wide where vx shrinks for alignment: bx grows as
+     * much and by shrinks to keep the group's size. H100, f32: rows on 8 bytes (32x4x4, 2 cells each;
+     * H200: 0.81 / 0.80) 0.88 at 510^3 and 0.87 at 766^3, against 0.72 / 0.69 at 16x8x4 and 0.80 /
+     * 0.78 with 1 cell each; rows on 4 bytes (64x2x4, 1 cell; H200: 0.68) 0.80 at 513^3, against 0.75
+     * at 16x8x4 (32x4x4 and 64x4x4 alike). Marches of 2 planes ran 0.63 and 0.49 there on the H200.
+     * The 2D tile, 64 cells wide already, gained 1% or lost it at 256x1x3; there rows on 8 bytes (2
+     * cells) ran 0.96-1.03 on the H100 and 0.89-0.96 on the H200 at 4094^2 to 16382^2, against
+     * 0.85-0.94 and 0.77-0.83 with 1 cell. */
     while (t->vx > 1 && t->vx * type_size > 16) t->vx /= 2;
     int widen = three_d && !rows && !(env && *env) && info->type != GP_DEVICE_CPU;
     while (t->vx > 1 && t->vx * type_size > align) {
