@@ -253,11 +253,12 @@ static void gemm_vendor(void **state)
 /* The shape in force (on GPUs the class's largest, which gp_gemm takes for big products only).
  * Sizes that are multiples of the tile take the kernel's variant without bounds checks, with
  * 16-byte loads where every matrix starts 16 bytes apart from its buffer's start (offset 3 after
- * the 5 guard elements) and, for f32, without (offset 1). Steps of k: 1 to 4 at offset 1, 2 to 5
- * at offset 3: fewer and more than the asynchronous copies keep in flight (gemm.gp's PIPE, which
- * needs the 16-byte loads), and each count the main loop leaves over when it takes two or three
- * at a time (GEMM_UNROLL). Then two sizes that are not multiples, 3 and 4 steps. Both variants of
- * the kernel. */
+ * the 5 guard elements) and, for f32, without (offset 1). Steps of k: 1 to 9, each with the next
+ * of the four transpose cases, at offset 1 for 1 to 4 and 9 and 3 for 5 to 8: fewer and more than
+ * the asynchronous copies keep in flight (3 to 5 steps, gemm.gp's PIPE, which needs the 16-byte
+ * loads), and each count the main loop leaves over when it takes two to five at a time
+ * (GEMM_UNROLL). Then two sizes that are not multiples, 3 and 4 steps. Both variants of the
+ * kernel. */
 static void whole_tiles(void)
 {
     for (int ti = 0; ti < 2; ti++) {
@@ -270,8 +271,8 @@ static void whole_tiles(void)
         snprintf(shape, sizeof shape, "%s:%u,%u,%u,%u,%u", ti ? "f64" : "f32", q.tile_m, q.tile_n, q.tile_k, q.work_m,
                  q.work_n);
         setenv("GPUPORT_GEMM_PARAMS", shape, 1);
-        for (int combo = 0; combo < 8; combo++) {
-            size_t steps = combo < 4 ? 1 + combo : 9 - combo;
+        for (size_t steps = 1; steps <= 9; steps++) {
+            int combo = (int)(steps - 1) % 8;
             problem p = {t, GP_ROW_MAJOR, combo & 1, (combo >> 1) & 1, q.tile_m, 2 * q.tile_n, steps * q.tile_k,
                          0.5, combo == 3 ? 0 : 2, 0, combo & 4 ? 3 : 1, 0};
             check(&p, GP_GEMM_GPUPORT);

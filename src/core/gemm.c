@@ -52,7 +52,9 @@ static const gp_gemm_params candidates[] = {
  * had its FP64 tensor pipe busy 83% of the active cycles, with two warps a scheduler, mostly
  * stalled on fixed-latency waits: the NOPs that ptxas puts after each matrix instruction. Since
  * the next tile's copies fill some of those slots (gemm.gp), 128x64 gives 0.82 / 0.82 / 0.85 /
- * 0.88 at N = 2048 / 3072 / 4096 / 8192, the smaller shapes unchanged. The speeds stay: at
+ * 0.88 at N = 2048 / 3072 / 4096 / 8192, the smaller shapes unchanged; since five steps are in
+ * flight (pipe_stages), 0.85 / 0.87 / 0.89 / 0.91, and 64x64 0.73-0.74 at N = 1536 (0.72), the
+ * speeds below not measured again. The speeds stay: at
  * N = 1088 / 1152 / 1216 / 2560 / 2624 / 2688, which speeds of 85 and 75 would move to 128x64,
  * it ran 43% and 27% slower, 9% and 1.5% faster, 36% slower (not whole tiles) and 8% faster.
  * Shapes with more warps ran slower at N = 2048 to 8192, with the loop unrolled or not: 128x64
@@ -391,12 +393,16 @@ static void set_operand(operand *o, const char *name, const char *ld_name, gp_vi
     *o = (operand){name, ld_name, v, ld, layout == GP_ROW_MAJOR ? sr : sc, layout == GP_ROW_MAJOR ? sc : sr, trans};
 }
 
-/* The steps the tiled kernel keeps in flight with asynchronous copies (gemm.gp's PIPE): 3, and
+/* The steps the tiled kernel keeps in flight with asynchronous copies (gemm.gp's PIPE), and
  * *bytes the local memory the launch gives it, for f64 through CUDA (the FP64 matrix
  * instructions and cp.async; GPUs before sm_80 take the other path, on arrays of the kernel's
- * own) on whole 16-byte aligned tiles that its items copy in whole pieces, where three fit the
- * device's local memory. Else 0: two steps ran slower than the registers' staging on an H100,
- * as PIPE did through NVIDIA's OpenCL (the class table). */
+ * own) on whole 16-byte aligned tiles that its items copy in whole pieces: 5 where two groups
+ * of them fit a compute unit (each with the 1 KiB that CUDA keeps per block; the register file
+ * holds two of the 128 x 64 shape), else 4, else 3 where one group fits. On an H100, 128 x 64
+ * at N = 2048 / 3072 / 4096 / 8192 ran 0.82 / 0.82 / 0.85 / 0.88x cuBLAS with 3, 0.83 / 0.85 /
+ * 0.86 / 0.89 with 4, 0.85 / 0.87 / 0.89 / 0.90 with 5 and 0.80 / 0.82 / 0.83 / 0.86 with 6;
+ * 64 x 64 at N = 1536 0.72 with 3 and 0.73 with 5. Else 0: two steps ran slower than the
+ * registers' staging on an H100, as PIPE did through NVIDIA's OpenCL (the class table). */
 static unsigned pipe_stages(const gp_device *dev, gp_type type, const gp_gemm_params *p, int trans_a, int trans_b,
                             int aligned, size_t *bytes)
 {
@@ -407,12 +413,16 @@ static unsigned pipe_stages(const gp_device *dev, gp_type type, const gp_gemm_pa
         p->work_m % 2 || p->work_n % 2 || alen % v || blen % v || tm * tk % (nt * v) || tk * tn % (nt * v) ||
         nt % (alen / v) || nt % (blen / v))
         return 0;
-    /* three buffers of A's tile, then from 16 bytes on three of B's */
+    /* st buffers of A's tile, then from 16 bytes on st of B's */
     size_t a = trans_a ? tk * (tm + 4) : tm * (tk + 4), b = trans_b ? tn * (tk + 4) : tk * (tn + 4);
-    size_t need = ((3 * a + v - 1) / v * v + 3 * b) * gp_type_size(type);
-    if (need > dev->info.local_mem_bytes) return 0;
-    *bytes = need;
-    return 3;
+    for (unsigned st = 5; st >= 3; st--) {
+        size_t need = ((st * a + v - 1) / v * v + st * b) * gp_type_size(type);
+        if (st == 3 ? need <= dev->info.local_mem_bytes : 2 * (need + 1024) <= dev->info.local_mem_bytes + 1024) {
+            *bytes = need;
+            return st;
+        }
+    }
+    return 0;
 }
 
 static gp_status run_gpuport(gp_stream *s, gp_type type, const gp_gemm_params *p, size_t m, size_t n, size_t k,
