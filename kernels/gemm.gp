@@ -134,9 +134,14 @@
  * of a line copies straight in: A's lines run along k unless A is transposed, B's along n
  * unless B is. Lines along k are padded by 4 elements too (f64, tile_k a multiple of 8): each
  * half-warp's reads of 4 lines by 4 k then fall on 32 different banks. With 2 (every bank
- * twice over the whole warp, but not per half) DGEMM ran 10-11% slower on an H100. Each item
- * copies whole pieces at the same place in lines NT / (pieces per line) apart. Elsewhere the
- * tiles are k-major, in two buffers. */
+ * twice over the whole warp, but not per half) DGEMM ran 10-11% slower on an H100; so did two
+ * layouts as free of bank conflicts, the same instructions but the addresses: lines not padded
+ * with their pieces swizzled (k ^ 4 on lines 2 and 3 of each 4), 11% slower from N = 2048, and
+ * lines padded by 4 each pair, 13% (cause not found). Three steps of 128 x 64 then took 37 or
+ * 43 KiB instead of 49 and fit NVIDIA OpenCL's 48, but ran 5-13% slower there from N = 1024
+ * than its registers' staging (its compiler takes the same cp.async). Each item copies whole
+ * pieces at the same place in lines NT / (pieces per line) apart. Elsewhere the tiles are
+ * k-major, in two buffers. */
 #if GEMM_STAGES >= 3 && GEMM_STAGES <= 5 && MMA && defined(GP__CP_ASYNC) && VLA == VEC && VLB == VEC && \
     NT % ((TRANS_A ? TM : TK) / VEC) == 0 && NT % ((TRANS_B ? TK : TN) / VEC) == 0
 #define PIPE 1
@@ -512,7 +517,9 @@ GP_KERNEL void gp_gemm(GP_GLOBAL const T *A, ulong a_off, IDX lda, GP_GLOBAL con
  * one pointer with constant offsets (128 x 64 the same, the smaller shapes 8-18% slower), 128 x
  * 64 x 16 tiles with the loop not unrolled (6% slower with the 8-deep instruction, 17% with the
  * 16-deep one; unrolled, they spill), and this order on the registers' path through NVIDIA's
- * OpenCL (N = 512 12-23% faster, 1024 to 8192 0.5-5% slower). */
+ * OpenCL (N = 512 12-23% faster, 1024 to 8192 0.5-5% slower). Three groups an SM instead of two
+ * (launch bounds of 168 registers) ran 128 x 64 at 0.66-0.74x cuBLAS with the loop not
+ * unrolled and 0.22x unrolled (it spills). */
 #if GEMM_UNROLL
 #define GEMM_PIPE_PRODUCTS(s, buf)                                                             \
     GEMM_PRODUCTS_THEN(As + (buf) * A_TILE, Bs + (buf) * B_TILE, GEMM_PIPE_FETCH(s, buf))
