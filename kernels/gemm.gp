@@ -506,10 +506,10 @@ GP_KERNEL void gp_gemm(GP_GLOBAL const T *A, ulong a_off, IDX lda, GP_GLOBAL con
         if ((s) + NBUF - 1 < steps) GEMM_FETCH((buf) == 0 ? NBUF - 1 : (buf) - 1);             \
         gp__cp_async_commit();                                                                 \
     } while (0)
-/* Unrolled, the copies of tile s + NBUF - 1 go after the local reads of step s's operands. On sm_90
- * ptxas puts two NOPs after each FP64 matrix instruction unless it has other work for those
- * slots (Nsight Compute's source view: a third of the 128 x 64 DGEMM's warp samples sat on
- * them); now it issues the copies there, and overlaps steps across the barrier. On an H100 that
+/* Unrolled, the copies of tile s + NBUF - 1 go after the local reads of step s's operands. On
+ * sm_90 ptxas puts two NOPs after each FP64 matrix instruction unless it has other work for
+ * those slots (Nsight Compute's source view: a third of the 128 x 64 DGEMM's warp samples sat
+ * on them); now it issues the copies there, and overlaps steps across the barrier. On an H100 that
  * took the 128 x 64 DGEMM from 0.78 / 0.80 / 0.82 / 0.86-0.87x cuBLAS to 0.82 / 0.82 / 0.85 /
  * 0.88 at N = 2048 / 3072 / 4096 / 8192. The smaller shapes, not unrolled, ran 12% slower so
  * (64 x 64 at N = 1024). Tried after it on the H100, and slower: operands read a step ahead (24

@@ -397,12 +397,13 @@ static void set_operand(operand *o, const char *name, const char *ld_name, gp_vi
  * *bytes the local memory the launch gives it, for f64 through CUDA (the FP64 matrix
  * instructions and cp.async; GPUs before sm_80 take the other path, on arrays of the kernel's
  * own) on whole 16-byte aligned tiles that its items copy in whole pieces: 5 where two groups
- * of them fit a compute unit (each with the 1 KiB that CUDA keeps per block; the register file
- * holds two of the 128 x 64 shape), else 4, else 3 where one group fits. On an H100, 128 x 64
- * at N = 2048 / 3072 / 4096 / 8192 ran 0.82 / 0.82 / 0.85 / 0.88x cuBLAS with 3, 0.83 / 0.85 /
- * 0.86 / 0.89 with 4, 0.85 / 0.87 / 0.89 / 0.90 with 5 and 0.80 / 0.82 / 0.83 / 0.86 with 6;
- * 64 x 64 at N = 1536 0.72 with 3 and 0.73 with 5. Else 0: two steps ran slower than the
- * registers' staging on an H100, as PIPE did through NVIDIA's OpenCL (the class table). */
+ * fit a compute unit (its shared memory taken as the most one block may have plus the 1 KiB
+ * that CUDA keeps per block; the register file holds two of the 128 x 64 shape), else 4, else 3
+ * where one group fits. On an H100, 128 x 64 at N = 2048 / 3072 / 4096 / 8192 ran 0.82 / 0.82 /
+ * 0.85 / 0.88x cuBLAS with 3, 0.83 / 0.85 / 0.86 / 0.89 with 4, 0.85 / 0.87 / 0.89 / 0.90-0.91
+ * with 5 and 0.80 / 0.82 / 0.83 / 0.86 with 6; 64 x 64 at N = 1536 0.72 with 3 and 0.73 with 5.
+ * Else 0: two steps ran slower than the registers' staging on an H100, as PIPE did through
+ * NVIDIA's OpenCL (the class table). */
 static unsigned pipe_stages(const gp_device *dev, gp_type type, const gp_gemm_params *p, int trans_a, int trans_b,
                             int aligned, size_t *bytes)
 {
