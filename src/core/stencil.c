@@ -31,7 +31,9 @@
  * 768^3, and none of 13 other tiles beat it there (8x16x4 tied; 16x16x4, 16x4x4, 32x4x4, 32x8x4,
  * 64x2x4 and 64x4x4 of 4 cells, 16x8x3, x6 and x8, and 2 cells at 16x8x4, 32x4x4 and 32x8x4:
  * 0.72-0.82 / 0.79-0.86 / 0.79-0.87), nor did more groups an SM: launch bounds of 10 or 12 (48 or
- * 40 registers instead of 64, some spilled) ran 0.73-0.81 and 0.61-0.70 at 256^3 to 768^3. Rows
+ * 40 registers instead of 64, some spilled) ran 0.73-0.81 and 0.61-0.70 at 256^3 to 768^3. Since
+ * each group chooses the inner path for all its work-items (kernels/stencil.gp): 0.95-0.97 on the
+ * H100 and 0.86-0.89 on the H200 at 256^3 to 768^3 (NVIDIA's OpenCL 0.95-0.98 and 0.87-0.92). Rows
  * that are not 16-byte aligned take fewer cells each (below). The GPU shapes are also prebuilt for
  * CUDA and HIP: the top-level CMakeLists.txt lists the same options, so keep them in step. CPUs
  * (pocl): one row of work-items, each marching further. GPUPORT_STENCIL_TILE="bx,by,cells[,vx]"
