@@ -268,16 +268,76 @@ GP_FUNC void st_edge_2d(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_REST
     }
 }
 
-/* The same two paths one dimension up, marching in z; ends in x, y and z. The march is a
- * pipeline: at plane i the centre cells of plane i + 2 and the x and y neighbours of plane i + 1
- * are loaded, each used a plane or two after it was issued. Four sets of centres and two of
- * neighbours take turns by name, the loop taking four planes at a time (all of them unrolled), so
- * that no register waits on a load only to be copied. On an H100 the 7-point at 256^3 / 512^3 /
- * 768^3 (f32, 16 x 8 work-items of 2 cells, marching 4) went from 0.87 / 0.90 / 0.90x to 0.89 /
- * 0.93 / 0.91x a device-to-device copy, where each plane's loads came with its sums; with 4
- * cells a work-item (the tile now) 0.90 / 0.95 / 0.94x (src/core/stencil.c). The 2D march in
- * the same order, rows two ahead, ran no faster (0.98x at 8192^2 either way; at 2048^2 0.86-0.90x
- * against 0.87-0.93x), and keeps its plain loop. */
+/* The same two paths one dimension up, marching in z; ends in x, y and z, in one of two ways.
+ *
+ * Through CUDA, with f32 rows read 16 bytes at a time (ST_PRELOAD), every load of the march is
+ * issued first (the centres of its planes and the two beyond them, the x and y neighbours of
+ * each), then the sums, so that a work-item has its whole march in flight (with 4 planes, 14
+ * vector loads and 8 single ones). That takes about 80 registers, 6 work-groups of 128 an SM;
+ * launch bounds of 7 groups (72 registers, ST_BOUNDS_2 below) keep one more. On an H200 the
+ * 7-point at 256^3 / 512^3 / 768^3 went from 0.87 / 0.89 / 0.87x a device-to-device copy to 0.90-
+ * 0.91 / 0.91-0.92 / 0.93x (on an H100 from 0.95-0.96 / 0.97 / 0.96x to 0.98-0.99 / 0.99 / 0.96x);
+ * without the bounds 0.82 / 0.87 / 0.86x, with bounds of 8 groups (64 registers) 0.87 / 0.91 /
+ * 0.92x. Rows read 8 or 4 bytes at a time (510^3, 513^3) ran 5% slower that way, and NVIDIA's
+ * OpenCL, which has no launch bounds, 5-7% slower: they keep the pipeline.
+ *
+ * Otherwise the march is a pipeline: at plane i the centre cells of plane i + 2 and the x and y
+ * neighbours of plane i + 1 are loaded, each used a plane or two after it was issued. Four sets
+ * of centres and two of neighbours take turns by name, the loop taking four planes at a time (all
+ * of them unrolled), so that no register waits on a load only to be copied. On an H100 the
+ * 7-point at 256^3 / 512^3 / 768^3 (f32, 16 x 8 work-items of 2 cells, marching 4) went from 0.87
+ * / 0.90 / 0.90x to 0.89 / 0.93 / 0.91x a device-to-device copy, where each plane's loads came
+ * with its sums; with 4 cells a work-item (the tile now) 0.90 / 0.95 / 0.94x (src/core/stencil.c).
+ * The 2D march in the same order, rows two ahead, ran no faster (0.98x at 8192^2 either way; at
+ * 2048^2 0.86-0.90x against 0.87-0.93x), and keeps its plain loop. */
+#if defined(GP_BACKEND_CUDA) && GP_TYPE == 1 && STENCIL_VX == 4
+#define ST_PRELOAD 1
+#else
+#define ST_PRELOAD 0
+#endif
+#if ST_PRELOAD
+GP_FUNC void st_inner_3d(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_RESTRICT in,
+                         GP_GLOBAL const T *GP_RESTRICT src, ulong at, uint nx, ulong plane, st_coef k, int has_src,
+                         uint ends, uint mode)
+{
+    GP_GLOBAL const T *GP_RESTRICT p = in + at;
+    /* c[i + 1]: the centres of plane i; xe, s, n: its x, south and north neighbours. */
+    T c[STENCIL_CELLS + 2][STENCIL_VX], xe[STENCIL_CELLS][2], s[STENCIL_CELLS][STENCIL_VX],
+        n[STENCIL_CELLS][STENCIL_VX], acc[STENCIL_VX], w[STENCIL_VX];
+    out += at;
+    src += at;
+    st_vload_end(p - plane, p, ends & ST_ZLO, mode, c[0]);
+#pragma unroll
+    for (uint i = 0; i < STENCIL_CELLS; i++) st_vload(p + i * plane, c[i + 1]);
+    st_vload_end(p + STENCIL_CELLS * plane, p + (STENCIL_CELLS - 1) * plane, ends & ST_ZHI, mode,
+                 c[STENCIL_CELLS + 1]);
+#pragma unroll
+    for (uint i = 0; i < STENCIL_CELLS; i++) {
+        GP_GLOBAL const T *GP_RESTRICT q = p + i * plane;
+        st_xends(q, xe[i], xe[i] + 1, ends, mode);
+        st_vload_end(q - nx, q, ends & ST_YLO, mode, s[i]);
+        st_vload_end(q + nx, q, ends & ST_YHI, mode, n[i]);
+    }
+#pragma unroll
+    for (uint i = 0; i < STENCIL_CELLS; i++) {
+        if (has_src) st_vload(src + i * plane, w);
+        T c_[STENCIL_VX + 2];
+        c_[0] = xe[i][0];
+        c_[STENCIL_VX + 1] = xe[i][1];
+        for (uint j = 0; j < STENCIL_VX; j++) c_[j + 1] = c[i + 1][j];
+        for (uint j = 0; j < STENCIL_VX; j++) {
+            acc[j] = st_sum_3d(c_[j + 1], c_[j], c_[j + 2], s[i][j], n[i][j], c[i][j], c[i + 2][j], k);
+            if (has_src) ST_MAC(acc[j], k.sw, w[j]);
+        }
+        ST_FIXED_ENDS(acc, c_, ends,
+                      (ends & (ST_YLO | ST_YHI)) || (i == 0 && (ends & ST_ZLO)) ||
+                          (i + 1 == STENCIL_CELLS && (ends & ST_ZHI)),
+                      mode);
+        st_vstore(out + i * plane, acc);
+    }
+}
+
+#else
 #define ST_STEP_3D(i, CP, CC, CN, CL, XC, SC, NC, XL, SL, NL)                                  \
     if ((i) < STENCIL_CELLS) {                                                                 \
         GP_GLOBAL const T *GP_RESTRICT q_ = p + (i) * plane;                                   \
@@ -326,6 +386,7 @@ GP_FUNC void st_inner_3d(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_RES
         ST_STEP_3D(i + 3, c3, c0, c1, c2, x1, s1, n1, x0, s0, n0)
     }
 }
+#endif
 
 GP_FUNC void st_edge_3d(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_RESTRICT in,
                         GP_GLOBAL const T *GP_RESTRICT src, uint nx, uint ny, uint nz, uint x, uint y, uint z0,
@@ -539,8 +600,18 @@ GP_FUNC void st_rows(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_RESTRIC
         uint z0, uint x1, uint y1, uint z1, uint groups_x, uint groups_y, uint mode, T w0, T w1, T w2, T w3, \
         T w4, T w5, T w6, T w7, T w8, T sw
 
+/* Launch bounds of the 7-point with ST_PRELOAD (st_inner_3d): as many groups an SM as 7 of 128
+ * work-items, at least one. */
+#if ST_PRELOAD
+#define ST_BOUNDS_2                                                                            \
+    __launch_bounds__(STENCIL_BX * STENCIL_BY, STENCIL_BX * STENCIL_BY < 896 ? 896 / (STENCIL_BX * STENCIL_BY) : 1)
+#else
+#define ST_BOUNDS_2
+#endif
+#define ST_BOUNDS_0
+#define ST_BOUNDS_1
 #define ST_KERNEL(name, shape, has_src)                                                        \
-    GP_KERNEL void gp_stencil_##name(ST_ARGS)                                                  \
+    GP_KERNEL ST_BOUNDS_##shape void gp_stencil_##name(ST_ARGS)                                \
     {                                                                                          \
         st_coef k = {w0, w1, w2, w3, w4, w5, w6, w7, w8, sw};                                  \
         (void)groups_x, (void)groups_y;                                                        \

@@ -33,8 +33,9 @@
  * 0.72-0.82 / 0.79-0.86 / 0.79-0.87), nor did more groups an SM: launch bounds of 10 or 12 (48 or
  * 40 registers instead of 64, some spilled) ran 0.73-0.81 and 0.61-0.70 at 256^3 to 768^3. Since
  * each group chooses the inner path for all its work-items (kernels/stencil.gp): 0.95-0.97 on the
- * H100 and 0.86-0.89 on the H200 at 256^3 to 768^3 (NVIDIA's OpenCL 0.95-0.98 and 0.87-0.92). Rows
- * that are not 16-byte aligned take fewer cells each (below). The GPU shapes are also prebuilt for
+ * H100 and 0.86-0.89 on the H200 at 256^3 to 768^3 (NVIDIA's OpenCL 0.95-0.98 and 0.87-0.92);
+ * since the march issues all its loads first through CUDA, 0.96-0.99 and 0.90-0.93. Rows that
+ * are not 16-byte aligned take fewer cells each (below). The GPU shapes are also prebuilt for
  * CUDA and HIP: the top-level CMakeLists.txt lists the same options, so keep them in step. CPUs
  * (pocl): one row of work-items, each marching further. GPUPORT_STENCIL_TILE="bx,by,cells[,vx]"
  * overrides them, for tuning. */
