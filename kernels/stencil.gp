@@ -434,6 +434,14 @@ GP_FUNC void st_stencil(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_REST
     uint nv = x1 - x < STENCIL_VX ? x1 - x : STENCIL_VX;
     int whole = nv == STENCIL_VX;
     uint ends = (x == 0 ? ST_XLO : 0u) | (x + STENCIL_VX == nx ? ST_XHI : 0u);
+    /* Whether any of the group's work-items reaches an end of the grid (here x; in 3D also y
+     * and z, below): the inner paths come in two calls, and the group, not the work-item,
+     * chooses between them, so that no warp runs both. Where the work-item's choice split the
+     * warps of the groups at the x ends (a row of 16 work-items is half a warp), the 7-point
+     * ran 27% of its warps twice at 512^3 on an H200; chosen by the group, it went from
+     * 0.91-0.95 to 0.95-0.97x a copy on an H100 at 256^3 to 768^3, and from 0.82-0.88 to
+     * 0.86-0.89 on the H200. */
+    int group_ends = gx == 0 || nx - gx <= STENCIL_BX * STENCIL_VX;
     if (shape == 2) {
         uint gy = y0 + (row % groups_y) * STENCIL_BY, y = gy + gp_local_id(1);
         uint z = z0 + (row / groups_y) * STENCIL_CELLS;
@@ -442,14 +450,8 @@ GP_FUNC void st_stencil(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_REST
         ends |= (y == 0 ? ST_YLO : 0u) | (y + 1 == ny ? ST_YHI : 0u) | (z == 0 ? ST_ZLO : 0u) |
                 (nz - z == STENCIL_CELLS ? ST_ZHI : 0u);
         /* The whole march on the grid and in the box. The two calls below stay two: with the
-         * mask a constant 0 the compiler builds the hot path without the ends' selects. Which of
-         * them runs is the group's choice (any of its work-items at an end of the grid), so that
-         * no warp runs both: where the work-item's choice split the warps of the groups at the
-         * x ends (a row of 16 work-items is half a warp), the 7-point ran 27% of its warps twice
-         * at 512^3 on an H200; chosen by the group, it went from 0.91-0.95 to 0.95-0.97x a copy
-         * on an H100 at 256^3 to 768^3, and from 0.82-0.88 to 0.86-0.89 on the H200. */
-        int group_ends = gx == 0 || nx - gx <= STENCIL_BX * STENCIL_VX || gy == 0 || ny - gy <= STENCIL_BY || z == 0 ||
-                         nz - z <= STENCIL_CELLS;
+         * mask a constant 0 the compiler builds the hot path without the ends' selects. */
+        group_ends = group_ends || gy == 0 || ny - gy <= STENCIL_BY || z == 0 || nz - z <= STENCIL_CELLS;
         int inner = whole && nz - z >= STENCIL_CELLS && z1 - z >= STENCIL_CELLS;
         if (inner && !group_ends)
             st_inner_3d(out, in, src, at, nx, plane, k, has_src, 0u, mode);
@@ -468,7 +470,7 @@ GP_FUNC void st_stencil(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_REST
     uint y = y0 + (row * STENCIL_BY + gp_local_id(1)) * STENCIL_CELLS;
     if (y >= y1) return;
     int inner = whole && y > 0 && ny - y > STENCIL_CELLS && y1 - y >= STENCIL_CELLS;
-    if (inner && !(gx == 0 || nx - gx <= STENCIL_BX * STENCIL_VX)) /* two calls, chosen by the group, as in 3D */
+    if (inner && !group_ends) /* two calls, as in 3D */
         st_inner_2d(out, in, src, (ulong)y * nx + x, nx, k, shape == 1, has_src, 0u, mode);
     else if (inner)
         st_inner_2d(out, in, src, (ulong)y * nx + x, nx, k, shape == 1, has_src, ends, mode);
