@@ -4,7 +4,8 @@
  *   -DGEMM_FLAGS=bits: 1 A transposed, 2 B transposed, 4 M, N and K are multiples of the tile
  *                (no bounds checks), 8 64-bit indices (some matrix spans 2^32 elements or more),
  *                16 the direct variant for CPUs (below), 32 offsets and leading dimensions of A
- *                and B are multiples of 16 bytes.
+ *                and B are multiples of 16 bytes, 64 a slice of k per index of the launch's
+ *                second dimension (gemm.c's split).
  *   -DGEMM_STAGES=n, 3 to 5: asynchronous copies, n steps in flight (PIPE, below) where the
  *                kernel has them; else 0.
  * One shape string keeps the options short enough for the built-in kernel table.
@@ -37,6 +38,7 @@
 #define EXACT ((GEMM_FLAGS >> 2) & 1)
 #define DIRECT ((GEMM_FLAGS >> 4) & 1)
 #define ALIGNED ((GEMM_FLAGS >> 5) & 1)
+#define SPLIT ((GEMM_FLAGS >> 6) & 1)
 #if (GEMM_FLAGS >> 3) & 1
 #define IDX ulong
 #else
@@ -223,6 +225,24 @@ GP_KERNEL void gp_gemm(GP_GLOBAL const T *A, ulong a_off, IDX lda, GP_GLOBAL con
     GP_GLOBAL const T *b = B + b_off + (ulong)n0 * ldb;
 #else
     GP_GLOBAL const T *b = B + b_off + n0;
+#endif
+#if SPLIT
+    /* Slice gp_group_id(1) of the launch's second dimension takes its share of K's steps and
+     * writes its own M rows after C's start; gp_gemm_sum (below) adds the slices up. */
+    IDX per = (K / TK + (K % TK != 0) + gp_num_groups(1) - 1) / gp_num_groups(1) * TK;
+    IDX k_first = (IDX)gp_group_id(1) * per < K ? (IDX)gp_group_id(1) * per : K;
+    K = K - k_first < per ? K - k_first : per;
+#if TRANS_A
+    a += (ulong)k_first * lda;
+#else
+    a += k_first;
+#endif
+#if TRANS_B
+    b += k_first;
+#else
+    b += (ulong)k_first * ldb;
+#endif
+    C += (ulong)gp_group_id(1) * M * ldc;
 #endif
 
     T acc[WM][WN];
@@ -603,4 +623,17 @@ GP_KERNEL void gp_gemm(GP_GLOBAL const T *A, ulong a_off, IDX lda, GP_GLOBAL con
             }
         }
     }
+}
+
+/* C = alpha * (the sum of S slices' products in W, each M x N, rows N apart) + beta * C: the
+ * end of gemm.c's split in k. */
+GP_KERNEL void gp_gemm_sum(GP_GLOBAL const T *W, GP_GLOBAL T *C, ulong c_off, IDX ldc, IDX M, IDX N, uint S,
+                           T alpha, T beta)
+{
+    IDX i = (IDX)gp_global_id(0);
+    if (i >= M * N) return;
+    T sum = W[i];
+    for (uint s = 1; s < S; s++) sum += W[(ulong)s * M * N + i];
+    GP_GLOBAL T *c = C + c_off + (ulong)(i / N) * ldc + i % N;
+    *c = beta == (T)0 ? alpha * sum : alpha * sum + beta * *c;
 }

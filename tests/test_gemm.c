@@ -294,6 +294,74 @@ static void gemm_whole_tiles(void **state)
     restore_kernel(saved);
 }
 
+/* The split in k of the last rows of tiles (gemm.c's split_rounds), forced with
+ * GPUPORT_GEMM_SPLIT="rows,slices" on the shape in force (on CPUs a small one): whole tiles at offset 3 (16-byte loads,
+ * and on CUDA f64 the asynchronous copies) split into slices of 2 steps, into slices of 2 with
+ * the last one empty, and into slices of 1 with 3 empty ones (beta 0 over NaN); then sizes that
+ * are not multiples of the tile, whose last row of tiles (5 rows) is split and whose last slice is
+ * shorter, and column-major with every row in the split. Neither operand transposed and both,
+ * which covers each slice offset in gemm.gp both ways with three compiled variants. Both
+ * variants of the kernel; then "off", "auto" and malformed values. */
+static void split_cases(void)
+{
+    static const struct {
+        const char *split;
+        gp_layout layout;
+        gp_transpose trans;
+        size_t m, n, k; /* in tiles, plus the extra elements below */
+        size_t em, en, ek, off;
+    } cases[] = {{"1,3", GP_ROW_MAJOR, GP_NO_TRANS, 3, 2, 6, 0, 0, 0, 3},
+                 {"2,4", GP_ROW_MAJOR, GP_TRANS, 3, 2, 6, 0, 0, 0, 3},
+                 {"1,9", GP_ROW_MAJOR, GP_TRANS, 3, 2, 6, 0, 0, 0, 3},
+                 {"1,3", GP_ROW_MAJOR, GP_TRANS, 2, 1, 5, 5, 3, 3, 1},
+                 {"9,2", GP_COL_MAJOR, GP_TRANS, 2, 1, 3, 0, 1, 5, 2}};
+    char *saved = tst_save_env("GPUPORT_GEMM_SPLIT");
+    for (int ti = 0; ti < 2; ti++) {
+        gp_type t = ti ? GP_F64 : GP_F32;
+        if (skip_f64(t)) continue;
+        gp_gemm_params q;
+        GP_OK(gp_gemm_params_get(tst_dev, t, &q));
+        if (tst_info.type == GP_DEVICE_CPU) q = (gp_gemm_params){16, 16, 8, 2, 2}; /* pocl compiles it in seconds */
+        char *saved_params = tst_save_env("GPUPORT_GEMM_PARAMS"), shape[96];
+        snprintf(shape, sizeof shape, "%s:%u,%u,%u,%u,%u", ti ? "f64" : "f32", q.tile_m, q.tile_n, q.tile_k, q.work_m,
+                 q.work_n);
+        setenv("GPUPORT_GEMM_PARAMS", shape, 1);
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            setenv("GPUPORT_GEMM_SPLIT", cases[i].split, 1);
+            problem p = {t, cases[i].layout, cases[i].trans, cases[i].trans, cases[i].m * q.tile_m + cases[i].em,
+                         cases[i].n * q.tile_n + cases[i].en, cases[i].k * q.tile_k + cases[i].ek, i == 2 ? -1.5 : 0.5,
+                         i == 2 ? 0 : 2, 0, cases[i].off, i == 2};
+            check(&p, GP_GEMM_GPUPORT);
+        }
+        tst_restore_env("GPUPORT_GEMM_PARAMS", saved_params);
+    }
+    static const char *const good[] = {"off", "auto", ""};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        setenv("GPUPORT_GEMM_SPLIT", good[i], 1);
+        problem p = {GP_F32, GP_ROW_MAJOR, GP_NO_TRANS, GP_NO_TRANS, 70, 40, 50, 1, 0.5, 1, 0, 0};
+        check(&p, GP_GEMM_GPUPORT);
+    }
+    static const char *const bad[] = {"3", "0,2", "2,0", "1,2,3", "1,x", "on", "1,65536"};
+    gp_buffer *x = tst_buffer(GP_MEMORY_DEVICE, 4096);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        setenv("GPUPORT_GEMM_SPLIT", bad[i], 1);
+        GP_EXPECT(gp_gemm(NULL, GP_GEMM_GPUPORT, GP_F32, GP_ROW_MAJOR, 0, 0, 4, 4, 4, 1, GP_VIEW(x), 4,
+                          GP_VIEW_AT(x, 16), 4, 0, GP_VIEW_AT(x, 32), 4),
+                  GP_ERROR_INVALID_ARGUMENT);
+        assert_non_null(strstr(gp_last_error(), "auto, off, or rows,slices"));
+    }
+    gp_buffer_destroy(x);
+    tst_restore_env("GPUPORT_GEMM_SPLIT", saved);
+}
+
+static void gemm_split(void **state)
+{
+    split_cases();
+    saved_env saved = other_kernel();
+    split_cases();
+    restore_kernel(saved);
+}
+
 /* GPUPORT_GEMM picks the implementation for GP_GEMM_AUTO; anything else is refused. */
 static void gemm_auto_env(void **state)
 {
@@ -537,8 +605,8 @@ static void gemm_bad_input(void **state)
 }
 
 const struct CMUnitTest tst_gemm_tests[] = {
-    cmocka_unit_test(gemm_gpuport),  cmocka_unit_test(gemm_other_kernel), cmocka_unit_test(gemm_whole_tiles),
-    cmocka_unit_test(gemm_vendor),   cmocka_unit_test(gemm_auto_env),     cmocka_unit_test(gemm_params),
-    cmocka_unit_test(gemm_tune),     cmocka_unit_test(gemm_bad_input),
+    cmocka_unit_test(gemm_gpuport), cmocka_unit_test(gemm_other_kernel), cmocka_unit_test(gemm_whole_tiles),
+    cmocka_unit_test(gemm_split),   cmocka_unit_test(gemm_vendor),       cmocka_unit_test(gemm_auto_env),
+    cmocka_unit_test(gemm_params),  cmocka_unit_test(gemm_tune),         cmocka_unit_test(gemm_bad_input),
 };
 const size_t tst_gemm_tests_count = sizeof tst_gemm_tests / sizeof tst_gemm_tests[0];
