@@ -286,22 +286,25 @@ static void whole_tiles(void)
     }
 }
 
-static void gemm_whole_tiles(void **state)
+/* fn with the device's variant of the kernel, then with the other. */
+static void in_both_variants(void (*fn)(void))
 {
-    whole_tiles();
+    fn();
     saved_env saved = other_kernel();
-    whole_tiles();
+    fn();
     restore_kernel(saved);
 }
 
+static void gemm_whole_tiles(void **state) { in_both_variants(whole_tiles); }
+
 /* The split in k of the last rows of tiles (gemm.c's split_rounds), forced with
- * GPUPORT_GEMM_SPLIT="rows,slices" on the shape in force (on CPUs a small one): whole tiles at offset 3 (16-byte loads,
- * and on CUDA f64 the asynchronous copies) split into slices of 2 steps, into slices of 2 with
- * the last one empty, and into slices of 1 with 3 empty ones (beta 0 over NaN); then sizes that
- * are not multiples of the tile, whose last row of tiles (5 rows) is split and whose last slice is
- * shorter, and column-major with every row in the split. Neither operand transposed and both,
- * which covers each slice offset in gemm.gp both ways with three compiled variants. Both
- * variants of the kernel; then "off", "auto" and malformed values. */
+ * GPUPORT_GEMM_SPLIT="rows,slices" on the shape in force (on CPUs a small one): whole tiles at
+ * offset 3 (16-byte loads, and on CUDA f64 the asynchronous copies) split into slices of 2 steps,
+ * into slices of 2 with the last one empty, and into slices of 1 with 3 empty ones (beta 0 over
+ * NaN); then sizes that are not multiples of the tile, whose last row of tiles (5 rows) is split
+ * and whose last slice is shorter, and column-major with every row in the split. Neither operand
+ * transposed and both, which covers each slice offset in gemm.gp both ways with three compiled
+ * variants. Both variants of the kernel; then "off", "auto" and malformed values. */
 static void split_cases(void)
 {
     static const struct {
@@ -354,13 +357,7 @@ static void split_cases(void)
     tst_restore_env("GPUPORT_GEMM_SPLIT", saved);
 }
 
-static void gemm_split(void **state)
-{
-    split_cases();
-    saved_env saved = other_kernel();
-    split_cases();
-    restore_kernel(saved);
-}
+static void gemm_split(void **state) { in_both_variants(split_cases); }
 
 /* GPUPORT_GEMM picks the implementation for GP_GEMM_AUTO; anything else is refused. */
 static void gemm_auto_env(void **state)
