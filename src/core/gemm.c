@@ -308,10 +308,10 @@ static gp_status params_for(gp_device *dev, gp_type type, gp_gemm_params *p, con
  * before in one call: DGEMM 0.74x / 0.74x / 0.78x / 0.77x to 0.83x / 0.85x / 0.81x / 0.87x cuBLAS
  * at N = 1536 / 1664 / 2176 / 2560, SGEMM 0.88x / 0.86x / 0.89x / 1.03x to 1.07x / 1.04x / 0.99x /
  * 1.08x at N = 1536 / 2176 / 2560 / 5120, and through NVIDIA's OpenCL DGEMM 20-28% faster at
- * N = 1536 to 2560. Splits of the smaller shapes (32 x 64 DGEMM at N = 1088, 64 x 128 SGEMM at
- * 2816), splits that took the first shape over a smaller one where it is not whole tiles (DGEMM
- * at 2624 and 3264, SGEMM at 1088 and 4160), and two slices where two groups share a compute
- * unit (DGEMM at 3072) ran 3-23% slower instead. Returns the rounds; *rows is 0 where nothing is
+ * N = 1536 to 2560. Splits of the smaller shapes (32 x 64 DGEMM at N = 1088, and at 768 through
+ * NVIDIA's OpenCL; 64 x 128 SGEMM at 2816), splits of shapes that are not whole tiles at that
+ * size (DGEMM at 2624 and 3264, SGEMM at 1088 and 4160), and two slices where two groups share
+ * a compute unit (DGEMM at 3072) ran 3-23% slower instead. Returns the rounds; *rows is 0 where nothing is
  * split. GPUs only. */
 #define MIN_SLICES 3
 #define MIN_STEPS 16
