@@ -179,8 +179,15 @@
 #endif
 
 /* Groups are numbered along n within bands of GROUP_M block rows, so that groups running at
- * once share rows of A and columns of B in the cache. */
+ * once share rows of A and columns of B in the cache: tile g of nbm x nbn starts at row m0 and
+ * column n0 of C. */
 #define GROUP_M 8
+#define GEMM_TILE(g, nbm, nbn, m0, n0)                                                         \
+    do {                                                                                       \
+        uint band_ = GROUP_M * (nbn), first_ = (g) / band_ * GROUP_M;                          \
+        uint rows_ = (nbm) - first_ < GROUP_M ? (nbm) - first_ : GROUP_M;                      \
+        m0 = (IDX)(first_ + (g) % band_ % rows_) * TM, n0 = (IDX)((g) % band_ / rows_) * TN;   \
+    } while (0)
 
 GP_KERNEL void gp_gemm(GP_GLOBAL const T *A, ulong a_off, IDX lda, GP_GLOBAL const T *B, ulong b_off, IDX ldb,
                        GP_GLOBAL T *C, ulong c_off, IDX ldc, IDX M, IDX N, IDX K, T alpha, T beta,
@@ -210,9 +217,11 @@ GP_KERNEL void gp_gemm(GP_GLOBAL const T *A, ulong a_off, IDX lda, GP_GLOBAL con
 #endif
 
     uint nbm = (uint)((M + TM - 1) / TM), nbn = (uint)((N + TN - 1) / TN), g = gp_group_id(0);
-    uint band = GROUP_M * nbn, first = g / band * GROUP_M;
-    uint rows = nbm - first < GROUP_M ? nbm - first : GROUP_M;
-    IDX m0 = (IDX)(first + g % band % rows) * TM, n0 = (IDX)(g % band / rows) * TN;
+#if SPLIT
+    g += nbm * nbn - (uint)gp_num_groups(0); /* the split's tiles are the last ones */
+#endif
+    IDX m0, n0;
+    GEMM_TILE(g, nbm, nbn, m0, n0);
 
     /* Each pointer moves by one tile of k per step; what is left is 32-bit unless GEMM_FLAGS
      * asks for 64. */
@@ -228,7 +237,7 @@ GP_KERNEL void gp_gemm(GP_GLOBAL const T *A, ulong a_off, IDX lda, GP_GLOBAL con
 #endif
 #if SPLIT
     /* Slice gp_group_id(1) of the launch's second dimension takes its share of K's steps and
-     * writes its own M rows after C's start; gp_gemm_sum (below) adds the slices up. */
+     * writes its whole tile to C as scratch (below); gp_gemm_sum adds the slices up. */
     IDX per = (K / TK + (K % TK != 0) + gp_num_groups(1) - 1) / gp_num_groups(1) * TK;
     IDX k_first = (IDX)gp_group_id(1) * per < K ? (IDX)gp_group_id(1) * per : K;
     K = K - k_first < per ? K - k_first : per;
@@ -242,7 +251,6 @@ GP_KERNEL void gp_gemm(GP_GLOBAL const T *A, ulong a_off, IDX lda, GP_GLOBAL con
 #else
     b += (ulong)k_first * ldb;
 #endif
-    C += (ulong)gp_group_id(1) * M * ldc;
 #endif
 
     T acc[WM][WN];
@@ -609,6 +617,15 @@ GP_KERNEL void gp_gemm(GP_GLOBAL const T *A, ulong a_off, IDX lda, GP_GLOBAL con
 #endif
 #endif
 
+#if SPLIT
+    /* The whole tile, the slices one after the other in C, each with the split's tiles in order;
+     * gp_gemm_sum keeps what is inside the product. */
+    C += c_off + ((ulong)gp_group_id(1) * gp_num_groups(0) + gp_group_id(0)) * (TM * TN);
+#pragma unroll
+    for (uint i = 0; i < WM; i++)
+#pragma unroll
+        for (uint j = 0; j < WN; j++) C[ROW(ty, i) * TN + COL(tx, j)] = acc[i][j];
+#else
     /* beta == 0 never reads C, so NaN there does not spread. */
     C += c_off;
 #pragma unroll
@@ -623,17 +640,24 @@ GP_KERNEL void gp_gemm(GP_GLOBAL const T *A, ulong a_off, IDX lda, GP_GLOBAL con
             }
         }
     }
+#endif
 }
 
-/* C = alpha * (the sum of S slices' products in W, each M x N, rows N apart) + beta * C: the
- * end of gemm.c's split in k. */
+/* C = alpha * (the sum of the S slices in W of the product's last tiles, gp_gemm's SPLIT)
+ * + beta * C, inside M x N: the end of gemm.c's split in k. */
 GP_KERNEL void gp_gemm_sum(GP_GLOBAL const T *W, GP_GLOBAL T *C, ulong c_off, IDX ldc, IDX M, IDX N, uint S,
-                           T alpha, T beta)
+                           uint tiles, T alpha, T beta)
 {
-    IDX i = (IDX)gp_global_id(0);
-    if (i >= M * N) return;
+    ulong i = gp_global_id(0), size = (ulong)tiles * (TM * TN);
+    if (i >= size) return;
+    uint nbm = (uint)((M + TM - 1) / TM), nbn = (uint)((N + TN - 1) / TN);
+    uint g = nbm * nbn - tiles + (uint)(i / (TM * TN)), e = (uint)(i % (TM * TN));
+    IDX m0, n0;
+    GEMM_TILE(g, nbm, nbn, m0, n0);
+    IDX r = m0 + e / TN, c = n0 + e % TN;
+    if (r >= M || c >= N) return;
     T sum = W[i];
-    for (uint s = 1; s < S; s++) sum += W[(ulong)s * M * N + i];
-    GP_GLOBAL T *c = C + c_off + (ulong)(i / N) * ldc + i % N;
-    *c = beta == (T)0 ? alpha * sum : alpha * sum + beta * *c;
+    for (uint s = 1; s < S; s++) sum += W[s * size + i];
+    GP_GLOBAL T *to = C + c_off + (ulong)r * ldc + c;
+    *to = beta == (T)0 ? alpha * sum : alpha * sum + beta * *to;
 }

@@ -297,14 +297,18 @@ static void in_both_variants(void (*fn)(void))
 
 static void gemm_whole_tiles(void **state) { in_both_variants(whole_tiles); }
 
-/* The split in k of the last rows of tiles (gemm.c's split_rounds), forced with
- * GPUPORT_GEMM_SPLIT="rows,slices" on the shape in force (on CPUs a small one): whole tiles at
- * offset 3 (16-byte loads, and on CUDA f64 the asynchronous copies) split into slices of 2 steps,
- * into slices of 2 with the last one empty, and into slices of 1 with 3 empty ones (beta 0 over
- * NaN); then sizes that are not multiples of the tile, whose last row of tiles (5 rows) is split
- * and whose last slice is shorter, and column-major with every row in the split. Neither operand
- * transposed and both, which covers each slice offset in gemm.gp both ways with three compiled
- * variants. Both variants of the kernel; then "off", "auto" and malformed values. */
+/* The split in k of the last tiles (gemm.c's split_rounds), forced with
+ * GPUPORT_GEMM_SPLIT="tiles,slices" on the shape in force (on CPUs a small one). Whole rows of
+ * tiles are split as the last rows; other counts as the end of the kernel's order of tiles, which
+ * goes along m within bands of 8 rows of tiles (gemm.gp's GEMM_TILE): the last 5 of 9 x 2 are
+ * the second band's row and the end of the first band's last column, the last one of 3 x 2 its
+ * corner. Whole tiles at offset 3 (16-byte loads, and on CUDA f64 the asynchronous copies) split
+ * into slices of 2 steps, into slices of 2 with the last one empty, and into slices of 1 with 3
+ * empty ones (beta 0 over NaN); then sizes that are not multiples of the tile, whose last tile
+ * (5 x 3 inside the product) or last row of tiles (5 rows) is split and whose last slice is
+ * shorter, and column-major with every tile in the split. Neither operand transposed and both,
+ * which covers each slice offset in gemm.gp both ways with three compiled variants. Both variants
+ * of the kernel; then "off", "auto" and malformed values. */
 static void split_cases(void)
 {
     static const struct {
@@ -313,10 +317,11 @@ static void split_cases(void)
         gp_transpose trans;
         size_t m, n, k; /* in tiles, plus the extra elements below */
         size_t em, en, ek, off;
-    } cases[] = {{"1,3", GP_ROW_MAJOR, GP_NO_TRANS, 3, 2, 6, 0, 0, 0, 3},
-                 {"2,4", GP_ROW_MAJOR, GP_TRANS, 3, 2, 6, 0, 0, 0, 3},
+    } cases[] = {{"2,3", GP_ROW_MAJOR, GP_NO_TRANS, 3, 2, 6, 0, 0, 0, 3},
+                 {"5,4", GP_ROW_MAJOR, GP_TRANS, 9, 2, 6, 0, 0, 0, 3},
                  {"1,9", GP_ROW_MAJOR, GP_TRANS, 3, 2, 6, 0, 0, 0, 3},
-                 {"1,3", GP_ROW_MAJOR, GP_TRANS, 2, 1, 5, 5, 3, 3, 1},
+                 {"1,3", GP_ROW_MAJOR, GP_NO_TRANS, 2, 1, 5, 5, 3, 3, 1},
+                 {"2,3", GP_ROW_MAJOR, GP_TRANS, 2, 1, 5, 5, 3, 3, 1},
                  {"9,2", GP_COL_MAJOR, GP_TRANS, 2, 1, 3, 0, 1, 5, 2}};
     char *saved = tst_save_env("GPUPORT_GEMM_SPLIT");
     for (int ti = 0; ti < 2; ti++) {
@@ -351,7 +356,7 @@ static void split_cases(void)
         GP_EXPECT(gp_gemm(NULL, GP_GEMM_GPUPORT, GP_F32, GP_ROW_MAJOR, 0, 0, 4, 4, 4, 1, GP_VIEW(x), 4,
                           GP_VIEW_AT(x, 16), 4, 0, GP_VIEW_AT(x, 32), 4),
                   GP_ERROR_INVALID_ARGUMENT);
-        assert_non_null(strstr(gp_last_error(), "auto, off, or rows,slices"));
+        assert_non_null(strstr(gp_last_error(), "auto, off, or tiles,slices"));
     }
     gp_buffer_destroy(x);
     tst_restore_env("GPUPORT_GEMM_SPLIT", saved);

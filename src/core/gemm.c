@@ -299,39 +299,40 @@ static gp_status params_for(gp_device *dev, gp_type type, gp_gemm_params *p, con
 /* The split in k of the last round's tiles. gp_gemm runs an m x n product as rounds of tiles,
  * one a slot, the compute units times the groups the device's row of the table counts each to
  * run at once, and the last round may leave most slots idle: on an H100, DGEMM's 800 tiles of
- * 128 x 64 at N = 2560 are 8 more than three rounds of 264. Split, gp_gemm computes the rows of
- * tiles of the whole rounds as before, and the last *rows rows of tiles in *slices slices of k
- * (at least MIN_SLICES, each of MIN_STEPS steps of tile_k or more) that run at once, each into
- * scratch memory, then sums the slices into C (kernels/gemm.gp's SPLIT and gp_gemm_sum). It
- * splits where that takes fewer rounds, counting the extra launches as 0.1 + 384 / k of a
- * round, for the row's first shape on whole tiles only. On an H100, alternating with the code
- * before in one call: DGEMM 0.74x / 0.74x / 0.78x / 0.77x to 0.83x / 0.85x / 0.81x / 0.87x cuBLAS
- * at N = 1536 / 1664 / 2176 / 2560, SGEMM 0.88x / 0.86x / 0.89x / 1.03x to 1.07x / 1.04x / 0.99x /
+ * 128 x 64 at N = 2560 are 8 more than three rounds of 264. Split, gp_gemm computes the tiles of
+ * the whole rounds as before, and the last round's *tiles in *slices slices of k (at least
+ * MIN_SLICES, each of MIN_STEPS steps of tile_k or more) that run at once, each into scratch
+ * memory, then sums the slices into C (kernels/gemm.gp's SPLIT and gp_gemm_sum). It splits
+ * where that takes fewer rounds, counting the extra launches as 0.1 + 384 / k of a round, for
+ * the row's first shape on whole tiles only. On an H100, alternating with the code before in
+ * one call: DGEMM 0.74x / 0.74x / 0.78x / 0.77x to 0.83x / 0.85x / 0.81x / 0.87x cuBLAS at
+ * N = 1536 / 1664 / 2176 / 2560, SGEMM 0.88x / 0.86x / 0.89x / 1.03x to 1.07x / 1.04x / 0.99x /
  * 1.08x at N = 1536 / 2176 / 2560 / 5120, and through NVIDIA's OpenCL DGEMM 20-28% faster at
- * N = 1536 to 2560. Splits of the smaller shapes (32 x 64 DGEMM at N = 1088, and at 768 through
- * NVIDIA's OpenCL; 64 x 128 SGEMM at 2816), splits of shapes that are not whole tiles at that
- * size (DGEMM at 2624 and 3264, SGEMM at 1088 and 4160), and two slices where two groups share
- * a compute unit (DGEMM at 3072) ran 3-23% slower instead. Returns the rounds; *rows is 0 where nothing is
- * split. GPUs only. */
+ * N = 1536 to 2560, the split then over the rows of tiles that held the last round; over the
+ * last round's tiles instead, DGEMM 0.81x / 0.86x / 0.87x to 0.83-0.84x / 0.89x / 0.91x at
+ * N = 2176 / 2560 / 2944 and SGEMM 0.98x to 1.01x at 8192, but 0-2% slower at N = 1536 and
+ * 1664, where the rounds are the same (cause not found). Splits of the smaller shapes
+ * (32 x 64 DGEMM at N = 1088, and at 768 through NVIDIA's OpenCL; 64 x 128 SGEMM at 2816),
+ * splits of shapes that are not whole tiles at that size (DGEMM at 2624 and 3264, SGEMM at 1088
+ * and 4160), and two slices where two groups share a compute unit (DGEMM at 3072) ran 3-23%
+ * slower instead. Returns the rounds; *tiles is 0 where nothing is split. GPUs only. */
 #define MIN_SLICES 3
 #define MIN_STEPS 16
 static double split_rounds(const gp_device *dev, gp_type type, const gp_gemm_params *p, size_t m, size_t n,
-                           size_t k, size_t *rows, size_t *slices)
+                           size_t k, size_t *tiles, size_t *slices)
 {
     const gemm_class *c = &classes[class_of(dev)];
-    size_t gm = (m + p->tile_m - 1) / p->tile_m, gn = (n + p->tile_n - 1) / p->tile_n, steps = k / p->tile_k;
+    size_t all = ((m + p->tile_m - 1) / p->tile_m) * ((n + p->tile_n - 1) / p->tile_n), steps = k / p->tile_k;
     size_t units = (dev->info.compute_units ? dev->info.compute_units : 1) * c->at_once[type == GP_F64];
-    size_t whole = (gm * gn + units - 1) / units, r = gm - gm * gn / units * units / gn;
-    size_t sl = r ? units / (r * gn) : 0;
+    size_t whole = (all + units - 1) / units, last = all % units, sl = last ? units / last : 0;
     if (sl > steps / MIN_STEPS) sl = steps / MIN_STEPS;
-    *rows = 0, *slices = 1;
+    *tiles = 0, *slices = 1;
     if (dev->info.type != GP_DEVICE_GPU || direct(dev) || sl < MIN_SLICES || m % p->tile_m || n % p->tile_n ||
         k % p->tile_k || memcmp(p, &c->p[type == GP_F64][0], sizeof *p) != 0)
         return (double)whole;
-    /* whole - 1 rounds before the split: r rows of tiles are what the last round has, or more */
     double split = (double)(whole - 1) + 1.0 / (double)sl + 0.1 + 384.0 / (double)k;
     if (split >= (double)whole) return (double)whole;
-    *rows = r, *slices = sl;
+    *tiles = last, *slices = sl;
     return split;
 }
 
@@ -347,8 +348,8 @@ static const gp_gemm_params *for_size(const gp_device *dev, gp_type type, const 
     for (int i = 0; i < 3 && c->p[t][i].tile_m; i++) {
         const gp_gemm_params *q = &c->p[t][i];
         if (invalid(dev, type, q, why, sizeof why)) continue;
-        size_t rows, slices;
-        double work = split_rounds(dev, type, q, m, n, k, &rows, &slices) * q->tile_m * q->tile_n / c->speed[t][i];
+        size_t tiles, slices;
+        double work = split_rounds(dev, type, q, m, n, k, &tiles, &slices) * q->tile_m * q->tile_n / c->speed[t][i];
         if (best == 0 || work < best) best = work, p = q;
     }
     return p;
@@ -465,38 +466,54 @@ static unsigned pipe_stages(const gp_device *dev, gp_type type, const gp_gemm_pa
     return 0;
 }
 
-/* GPUPORT_GEMM_SPLIT: unset or "auto", split_rounds' choice; "off", none; "rows,slices", that
- * split wherever the kernel is gpuport's (rows past the product's take all of them), for tests
- * and experiments. */
+/* GPUPORT_GEMM_SPLIT: unset or "auto", split_rounds' choice; "off", none; "tiles,slices", that
+ * split of the product's last tiles wherever the kernel is gpuport's (tiles past the product's
+ * take all of them), for tests and experiments. */
 static gp_status split_for(const gp_device *dev, gp_type type, const gp_gemm_params *p, size_t m, size_t n, size_t k,
-                           size_t *rows, size_t *slices)
+                           size_t *tiles, size_t *slices)
 {
     const char *env = getenv("GPUPORT_GEMM_SPLIT"), *e = env;
     unsigned v[2];
-    *rows = 0, *slices = 1;
-    if (!env || !*env || strcmp(env, "auto") == 0) split_rounds(dev, type, p, m, n, k, rows, slices);
+    *tiles = 0, *slices = 1;
+    if (!env || !*env || strcmp(env, "auto") == 0) split_rounds(dev, type, p, m, n, k, tiles, slices);
     else if (gp__parse_list(&e, ',', v, 2, 65535) && !*e && v[0] && v[1])
-        *rows = v[0], *slices = v[1];
+        *tiles = v[0], *slices = v[1];
     else if (strcmp(env, "off") != 0)
         return gp__fail(GP_ERROR_INVALID_ARGUMENT, "gp_gemm: GPUPORT_GEMM_SPLIT is '%s'; it must be auto, off, or "
-                        "rows,slices (each 1 to 65535)", env);
-    if (k == 0) *rows = 0, *slices = 1; /* C = beta C */
+                        "tiles,slices (each 1 to 65535)", env);
+    if (k == 0 || *slices == 1) *tiles = 0, *slices = 1; /* k == 0: C = beta C */
     return GP_SUCCESS;
 }
 
 typedef struct gemm_launch {
-    gp_kernel *kern;
     const gp_gemm_params *p;
-    int wide;
+    int wide, flags;
+    unsigned stages;
     size_t items, local;
 } gemm_launch;
 
-/* One launch of gp_gemm over rows [m0, m0 + m) of the product, in slices of k, into c (C or the
- * scratch) at c_off. */
-static gp_status launch_gemm(gp_stream *s, gp_type type, const gemm_launch *l, size_t m0, size_t m, size_t n,
-                             size_t k, double alpha, const operand *a, const operand *b, double beta, gp_buffer *c,
-                             uint64_t c_off, size_t ldc, size_t slices)
+/* gemm.gp's kernel fn for this launch, with the split's slices or without (a kernel of its own:
+ * the slices' code in the other made NVIDIA's OpenCL run SGEMM 15% slower at N = 4096). */
+static gp_status gemm_kernel(gp_stream *s, gp_type type, const gemm_launch *l, int split, const char *fn,
+                             unsigned nargs, gp_kernel **kern)
 {
+    const gp_gemm_params *p = l->p;
+    char options[96];
+    snprintf(options, sizeof options, "%s -DGEMM_SHAPE=%u,%u,%u,%u,%u -DGEMM_FLAGS=%d -DGEMM_STAGES=%u",
+             gp__type_option(s->dev, type, "gp_gemm"), p->tile_m, p->tile_n, p->tile_k, p->work_m, p->work_n,
+             l->flags | split << 6, l->stages);
+    return gp__builtin_kernel(s->dev, gp__src_gemm, options, fn, nargs, kern);
+}
+
+/* gp_gemm over rows [m0, m0 + m) of the product: its first `groups` tiles, or its last in slices
+ * of k into the scratch c. */
+static gp_status launch_gemm(gp_stream *s, gp_type type, const gemm_launch *l, size_t m0, size_t groups, size_t m,
+                             size_t n, size_t k, double alpha, const operand *a, const operand *b, double beta,
+                             gp_buffer *c, uint64_t c_off, size_t ldc, size_t slices)
+{
+    gp_kernel *kern;
+    gp_status st = gemm_kernel(s, type, l, slices > 1, "gp_gemm", 15, &kern);
+    if (st != GP_SUCCESS) return st;
     uint64_t offs[2] = {a->view.offset + m0 * (a->trans ? 1 : a->ld), b->view.offset};
     uint64_t dims64[6] = {a->ld, b->ld, ldc, m, n, k};
     uint32_t dims32[6];
@@ -510,10 +527,8 @@ static gp_status launch_gemm(gp_stream *s, gp_type type, const gemm_launch *l, s
                      GP_VALUE(offs[1]), DIM(1), GP_BUFFER(c), GP_VALUE(c_off), DIM(2),
                      DIM(3), DIM(4), DIM(5), al, be, GP_LOCAL_BYTES(l->local)};
 #undef DIM
-    const gp_gemm_params *p = l->p;
-    size_t gm = (m + p->tile_m - 1) / p->tile_m, gn = (n + p->tile_n - 1) / p->tile_n;
-    size_t global[2] = {gm * gn * l->items, slices}, local[2] = {l->items, 1};
-    return gp_kernel_launch(s, l->kern, slices > 1 ? 2 : 1, global, local, sizeof args / sizeof args[0], args);
+    size_t global[2] = {groups * l->items, slices}, local[2] = {l->items, 1};
+    return gp_kernel_launch(s, kern, slices > 1 ? 2 : 1, global, local, sizeof args / sizeof args[0], args);
 }
 
 static gp_status run_gpuport(gp_stream *s, gp_type type, const gp_gemm_params *p, size_t m, size_t n, size_t k,
@@ -525,17 +540,14 @@ static gp_status run_gpuport(gp_stream *s, gp_type type, const gp_gemm_params *p
     if (gm > lim / gn || gm * gn > lim / items)
         return gp__fail(GP_ERROR_UNSUPPORTED, "gp_gemm: %zu x %zu is more than 2^32 work-items of tiles %u x %u", m, n,
                         p->tile_m, p->tile_n);
-    size_t rows, slices;
-    gp_status st = split_for(s->dev, type, p, m, n, k, &rows, &slices);
+    size_t tiles, slices, tile = (size_t)p->tile_m * p->tile_n;
+    gp_status st = split_for(s->dev, type, p, m, n, k, &tiles, &slices);
     if (st != GP_SUCCESS) return st;
-    if (slices == 1) rows = 0;
-    if (rows > gm) rows = gm;
-    size_t m1 = rows ? (gm - rows) * p->tile_m : m, mt = m - m1; /* rows before the split, and in it */
-    if (slices > 1 && mt * n > lim / slices)
-        return gp__fail(GP_ERROR_UNSUPPORTED, "gp_gemm: GPUPORT_GEMM_SPLIT asks for %zu slices of %zu x %zu, more "
-                        "than 2^32 elements", slices, mt, n);
-    /* 32-bit indices unless an offset inside a tile step or C could pass 2^32 (gemm.gp); the
-     * scratch of a split has rows no longer than C's. */
+    if (tiles > gm * gn) tiles = gm * gn;
+    if (tiles && tiles * tile > lim / slices)
+        return gp__fail(GP_ERROR_UNSUPPORTED, "gp_gemm: GPUPORT_GEMM_SPLIT asks for %zu slices of %zu tiles of %u x "
+                        "%u, more than 2^32 elements", slices, tiles, p->tile_m, p->tile_n);
+    /* 32-bit indices unless an offset inside a tile step or C could pass 2^32 (gemm.gp) */
     size_t tmax = p->tile_m + p->tile_n + p->tile_k, big = lim / 2;
     int wide = m + tmax > big || n + tmax > big || k + tmax > big || a->ld > big / tmax || b->ld > big / tmax ||
                c->ld > big / (m + tmax);
@@ -544,37 +556,33 @@ static gp_status run_gpuport(gp_stream *s, gp_type type, const gp_gemm_params *p
     size_t v = 16 / gp_type_size(type);
     int aligned = exact && !direct(s->dev) && gp__view_aligned(a->view, type, 16) &&
                   gp__view_aligned(b->view, type, 16) && a->ld % v == 0 && b->ld % v == 0;
-    gemm_launch l = {NULL, p, wide, items, 16}; /* local: the kernel has arrays of its own, or no tiles (direct) */
-    unsigned stages = direct(s->dev) ? 0 : pipe_stages(s->dev, type, p, a->trans, b->trans, aligned, &l.local);
-    /* the kernel as such, and with the split's slices (a kernel of its own: the slices' code in
-     * the other made NVIDIA's OpenCL run SGEMM 15% slower at N = 4096) */
-    char options[2][96];
-    for (int i = 0; i < 2; i++)
-        snprintf(options[i], sizeof options[i], "%s -DGEMM_SHAPE=%u,%u,%u,%u,%u -DGEMM_FLAGS=%d -DGEMM_STAGES=%u",
-                 gp__type_option(s->dev, type, "gp_gemm"), p->tile_m, p->tile_n, p->tile_k, p->work_m, p->work_n,
-                 a->trans | b->trans << 1 | exact << 2 | wide << 3 | direct(s->dev) << 4 | aligned << 5 | i << 6,
-                 stages);
-    if (m1 > 0) st = gp__builtin_kernel(s->dev, gp__src_gemm, options[0], "gp_gemm", 15, &l.kern);
-    if (st == GP_SUCCESS && m1 > 0)
-        st = launch_gemm(s, type, &l, 0, m1, n, k, alpha, a, b, beta, c->view.buffer, c->view.offset, c->ld, 1);
-    if (st != GP_SUCCESS || mt == 0) return st;
-    uint64_t c_off = c->view.offset + m1 * c->ld;
+    /* local: the kernel has arrays of its own, or no tiles (direct) */
+    gemm_launch l = {p, wide, a->trans | b->trans << 1 | exact << 2 | wide << 3 | direct(s->dev) << 4 | aligned << 5,
+                     0, items, 16};
+    if (!direct(s->dev)) l.stages = pipe_stages(s->dev, type, p, a->trans, b->trans, aligned, &l.local);
+    /* Split tiles that are whole rows of tiles are a product of their own, rows [m1, m): on an
+     * H100, SGEMM at N = 1536 (144 tiles of 128 x 128, the last 12 split) ran 2.5% faster with
+     * them as the last row than as the 4 x 3 block that ends the kernel's order of tiles. */
+    size_t rows = tiles % gn == 0 ? tiles / gn : 0, m1 = rows ? (gm - rows) * p->tile_m : 0, mt = m - m1;
+    if (gm * gn > tiles)
+        st = launch_gemm(s, type, &l, 0, gm * gn - tiles, rows ? m1 : m, n, k, alpha, a, b, beta, c->view.buffer,
+                         c->view.offset, c->ld, 1);
+    if (st != GP_SUCCESS || tiles == 0) return st;
     gp_buffer *w = NULL;
     gp_kernel *sum = NULL;
-    st = gp__scratch(s, slices * mt * n * gp_type_size(type), &w);
-    if (st == GP_SUCCESS) st = gp__builtin_kernel(s->dev, gp__src_gemm, options[1], "gp_gemm", 15, &l.kern);
-    if (st == GP_SUCCESS) st = gp__builtin_kernel(s->dev, gp__src_gemm, options[1], "gp_gemm_sum", 9, &sum);
-    if (st == GP_SUCCESS) st = launch_gemm(s, type, &l, m1, mt, n, k, 1, a, b, 0, w, 0, n, slices);
+    st = gp__scratch(s, slices * tiles * tile * gp_type_size(type), &w);
+    if (st == GP_SUCCESS) st = gemm_kernel(s, type, &l, 1, "gp_gemm_sum", 10, &sum);
+    if (st == GP_SUCCESS) st = launch_gemm(s, type, &l, m1, tiles, mt, n, k, 1, a, b, 0, w, 0, n, slices);
     if (st != GP_SUCCESS) return st;
-    uint64_t dims64[3] = {c->ld, mt, n};
-    uint32_t dims32[3] = {(uint32_t)c->ld, (uint32_t)mt, (uint32_t)n}, sl = (uint32_t)slices;
+    uint64_t dims64[3] = {c->ld, mt, n}, c_off = c->view.offset + m1 * c->ld;
+    uint32_t dims32[3] = {(uint32_t)c->ld, (uint32_t)mt, (uint32_t)n}, sl = (uint32_t)slices, tl = (uint32_t)tiles;
     float af = (float)alpha, bf = (float)beta;
     gp_arg args[] = {GP_BUFFER(w), GP_BUFFER(c->view.buffer), GP_VALUE(c_off),
                      wide ? GP_VALUE(dims64[0]) : GP_VALUE(dims32[0]), wide ? GP_VALUE(dims64[1]) : GP_VALUE(dims32[1]),
-                     wide ? GP_VALUE(dims64[2]) : GP_VALUE(dims32[2]), GP_VALUE(sl),
+                     wide ? GP_VALUE(dims64[2]) : GP_VALUE(dims32[2]), GP_VALUE(sl), GP_VALUE(tl),
                      type == GP_F32 ? GP_VALUE(af) : GP_VALUE(alpha), type == GP_F32 ? GP_VALUE(bf) : GP_VALUE(beta)};
     size_t local = s->dev->info.max_work_group_size < 256 ? s->dev->info.max_work_group_size : 256;
-    size_t global = (mt * n + local - 1) / local * local;
+    size_t global = (tiles * tile + local - 1) / local * local;
     return gp_kernel_launch(s, sum, 1, &global, &local, sizeof args / sizeof args[0], args);
 }
 
