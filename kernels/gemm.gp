@@ -5,7 +5,8 @@
  *                (no bounds checks), 8 64-bit indices (some matrix spans 2^32 elements or more),
  *                16 the direct variant for CPUs (below), 32 offsets and leading dimensions of A
  *                and B are multiples of 16 bytes, 64 a slice of k per index of the launch's
- *                second dimension (gemm.c's split).
+ *                second dimension (gemm.c's split), 128 C's offset and leading dimension are
+ *                multiples of 16 bytes.
  *   -DGEMM_STAGES=n, 3 to 5: asynchronous copies, n steps in flight (PIPE, below) where the
  *                kernel has them; else 0.
  * One shape string keeps the options short enough for the built-in kernel table.
@@ -39,6 +40,7 @@
 #define DIRECT ((GEMM_FLAGS >> 4) & 1)
 #define ALIGNED ((GEMM_FLAGS >> 5) & 1)
 #define SPLIT ((GEMM_FLAGS >> 6) & 1)
+#define ALIGNED_C ((GEMM_FLAGS >> 7) & 1)
 #if (GEMM_FLAGS >> 3) & 1
 #define IDX ulong
 #else
@@ -314,26 +316,27 @@ GP_KERNEL void gp_gemm(GP_GLOBAL const T *A, ulong a_off, IDX lda, GP_GLOBAL con
  * ran the 64 x 64 DGEMM at N = 512 in 0.024 ms against 0.032 for whole vectors (cause not found:
  * the same loads, stores and barriers, scheduled differently). */
 #define GEMM_WHOLE (VEC == 4 || TM >= 128)
-#define GEMM_WRITE(n, p, s) GEMM_CAT(GEMM_WRITE, n)(p, s)
-#define GEMM_WRITE1(p, s) *(p) = (s)[0]
-#define GEMM_WRITE2(p, s)                                                                      \
+/* The n neighbouring elements at p = s[0 .. n-1], written as one vector; PTR as GEMM_READ's. */
+#define GEMM_WRITE(n, p, s, PTR) GEMM_CAT(GEMM_WRITE, n)(p, s, PTR)
+#define GEMM_WRITE1(p, s, PTR) *(p) = (s)[0]
+#define GEMM_WRITE2(p, s, PTR)                                                                 \
     do {                                                                                       \
         GEMM_CAT(T, 2) v_;                                                                     \
         v_.x = (s)[0], v_.y = (s)[1];                                                          \
-        *(GP_LOCAL_PTR(GEMM_CAT(T, 2)))(p) = v_;                                               \
+        *(PTR(GEMM_CAT(T, 2)))(p) = v_;                                                        \
     } while (0)
-#define GEMM_WRITE4(p, s)                                                                      \
+#define GEMM_WRITE4(p, s, PTR)                                                                 \
     do {                                                                                       \
         GEMM_CAT(T, 4) v_;                                                                     \
         v_.x = (s)[0], v_.y = (s)[1], v_.z = (s)[2], v_.w = (s)[3];                            \
-        *(GP_LOCAL_PTR(GEMM_CAT(T, 4)))(p) = v_;                                               \
+        *(PTR(GEMM_CAT(T, 4)))(p) = v_;                                                        \
     } while (0)
 /* One tile: S (rows of SS) from r, L elements an item in vectors of VL; whole: vector stores. */
 #define GEMM_STORE_TILE(buf, S, SS, r, L, VL, KK, II, whole)                                   \
     _Pragma("unroll") for (uint l = 0; l < (L); l += (VL)) {                                   \
         uint e = (t + l / (VL) * NT) * (VL);                                                   \
         if (whole)                                                                             \
-            GEMM_WRITE(VL, S + (buf) * (TK * SS) + KK(e) * SS + II(e), r + l);                 \
+            GEMM_WRITE(VL, S + (buf) * (TK * SS) + KK(e) * SS + II(e), r + l, GP_LOCAL_PTR);   \
         else                                                                                   \
             _Pragma("unroll") for (uint v = 0; v < (VL); v++)                                  \
                 S[(buf) * (TK * SS) + KK(e + v) * SS + II(e + v)] = r[l + v];                  \
@@ -617,17 +620,46 @@ GP_KERNEL void gp_gemm(GP_GLOBAL const T *A, ulong a_off, IDX lda, GP_GLOBAL con
 #endif
 #endif
 
+    /* On the matrix instructions' path an item's columns of C come in pairs of neighbours,
+     * written as one 16-byte vector where C allows it (CRUN 2). Element by element, a warp's
+     * stores there cover half of each 32-byte sector they touch, and the stores of a round of
+     * tiles all come at once, as it ends: in pairs, DGEMM ran 10% / 5% / 4% / 3% / 1.5% / 0.5%
+     * faster on an H200 at N = 1024 / 1536 / 2048 / 2176 / 4096 / 8192. The other path's runs of
+     * VN as vectors made the 128 x 128 SGEMM 3% faster at N = 1024 but 1-2% slower from 2048,
+     * and stores element by element (CRUN 1). */
+#if MMA
+#define CRUN 2
+#else
+#define CRUN 1
+#endif
 #if SPLIT
-    /* The whole tile, the slices one after the other in C, each with the split's tiles in order;
-     * gp_gemm_sum keeps what is inside the product. */
+    /* The whole tile, the slices one after the other in C (the scratch: 16-byte aligned), each
+     * with the split's tiles in order; gp_gemm_sum keeps what is inside the product. */
     C += c_off + ((ulong)gp_group_id(1) * gp_num_groups(0) + gp_group_id(0)) * (TM * TN);
 #pragma unroll
     for (uint i = 0; i < WM; i++)
 #pragma unroll
-        for (uint j = 0; j < WN; j++) C[ROW(ty, i) * TN + COL(tx, j)] = acc[i][j];
+        for (uint j = 0; j < WN; j += CRUN)
+            GEMM_WRITE(CRUN, C + ROW(ty, i) * TN + COL(tx, j), acc[i] + j, GEMM_GLOBAL_PTR);
 #else
     /* beta == 0 never reads C, so NaN there does not spread. */
     C += c_off;
+#if EXACT && ALIGNED_C && CRUN > 1
+#pragma unroll
+    for (uint i = 0; i < WM; i++) {
+        GP_GLOBAL T *row = C + (m0 + ROW(ty, i)) * ldc + n0;
+#pragma unroll
+        for (uint j = 0; j < WN; j += CRUN) {
+            T v[CRUN];
+            if (beta != (T)0) GEMM_READ(CRUN, v, row + COL(tx, j), GEMM_GLOBAL_PTR);
+#pragma unroll
+            for (uint u = 0; u < CRUN; u++)
+                v[u] = beta == (T)0 ? alpha * acc[i][j + u] : alpha * acc[i][j + u] + beta * v[u];
+            GEMM_WRITE(CRUN, row + COL(tx, j), v, GEMM_GLOBAL_PTR);
+        }
+    }
+    return;
+#endif
 #pragma unroll
     for (uint i = 0; i < WM; i++) {
         IDX r = m0 + ROW(ty, i);

@@ -552,12 +552,16 @@ static gp_status run_gpuport(gp_stream *s, gp_type type, const gp_gemm_params *p
     int wide = m + tmax > big || n + tmax > big || k + tmax > big || a->ld > big / tmax || b->ld > big / tmax ||
                c->ld > big / (m + tmax);
     int exact = m % p->tile_m == 0 && n % p->tile_n == 0 && k % p->tile_k == 0;
-    /* 16-byte loads of A and B, for whole tiles only: no other variant has them to tell apart. */
+    /* 16-byte loads of A and B and stores of C, for whole tiles only: no other variant has them to
+     * tell apart. */
     size_t v = 16 / gp_type_size(type);
     int aligned = exact && !direct(s->dev) && gp__view_aligned(a->view, type, 16) &&
                   gp__view_aligned(b->view, type, 16) && a->ld % v == 0 && b->ld % v == 0;
+    int aligned_c = exact && !direct(s->dev) && gp__view_aligned(c->view, type, 16) && c->ld % v == 0;
     /* local: the kernel has arrays of its own, or no tiles (direct) */
-    gemm_launch l = {p, wide, a->trans | b->trans << 1 | exact << 2 | wide << 3 | direct(s->dev) << 4 | aligned << 5,
+    gemm_launch l = {p, wide,
+                     a->trans | b->trans << 1 | exact << 2 | wide << 3 | direct(s->dev) << 4 | aligned << 5 |
+                         aligned_c << 7,
                      0, items, 16};
     if (!direct(s->dev)) l.stages = pipe_stages(s->dev, type, p, a->trans, b->trans, aligned, &l.local);
     /* Split tiles that are whole rows of tiles are a product of their own, rows [m1, m): on an
