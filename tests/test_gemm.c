@@ -253,12 +253,13 @@ static void gemm_vendor(void **state)
 /* The shape in force (on GPUs the class's largest, which gp_gemm takes for big products only).
  * Sizes that are multiples of the tile take the kernel's variant without bounds checks, with
  * 16-byte loads where every matrix starts 16 bytes apart from its buffer's start (offset 3 after
- * the 5 guard elements) and, for f32, without (offset 1). Steps of k: 1 to 9, each with the next
- * of the four transpose cases, at offset 1 for 1 to 4 and 9 and 3 for 5 to 8: fewer and more than
- * the asynchronous copies keep in flight (3 to 5 steps, gemm.gp's PIPE, which needs the 16-byte
- * loads), and each count the main loop leaves over when it takes two to five at a time
- * (GEMM_UNROLL). Then two sizes that are not multiples, 3 and 4 steps. Both variants of the
- * kernel. */
+ * the 5 guard elements) and, for f32, without (offset 1); f64 is 16-byte aligned at both, where
+ * NVIDIA's matrix instructions also store C in 16-byte pairs (gemm_gpuport's products at offsets 0
+ * and 2 take their element stores). Steps of k: 1 to 9, each with the next of the four transpose
+ * cases, at offset 1 for 1 to 4 and 9 and 3 for 5 to 8: fewer and more than the asynchronous
+ * copies keep in flight (3 to 5 steps, gemm.gp's PIPE, which needs the 16-byte loads), and each
+ * count the main loop leaves over when it takes two to five at a time (GEMM_UNROLL). Then two
+ * sizes that are not multiples, 3 and 4 steps. Both variants of the kernel. */
 static void whole_tiles(void)
 {
     for (int ti = 0; ti < 2; ti++) {
