@@ -625,8 +625,8 @@ GP_KERNEL void gp_gemm(GP_GLOBAL const T *A, ulong a_off, IDX lda, GP_GLOBAL con
      * stores there cover half of each 32-byte sector they touch, and the stores of a round of
      * tiles all come at once, as it ends: in pairs, DGEMM ran 10% / 5% / 4% / 3% / 1.5% / 0.5%
      * faster on an H200 at N = 1024 / 1536 / 2048 / 2176 / 4096 / 8192. The other path's runs of
-     * VN as vectors made the 128 x 128 SGEMM 3% faster at N = 1024 but 1-2% slower from 2048,
-     * and stores element by element (CRUN 1). */
+     * VN as vectors made SGEMM 3% faster at N = 1024 (64 x 128 tiles) but 1-2% slower from 2048
+     * (128 x 128), and stores element by element (CRUN 1). */
 #if MMA
 #define CRUN 2
 #else
