@@ -165,6 +165,18 @@
  * slower at N = 3072; the 64 x 32 SGEMM ran 16% slower at N = 512 (cause not found). So do the
  * FP64 matrix instructions without PIPE (NVIDIA's OpenCL), which ran 10-30% slower unrolled. */
 #define GEMM_UNROLL (WM * WN >= 64 && (PIPE || !MMA))
+/* GEMM_AHEAD: without PIPE, a group of 256 items of 64 accumulators (NVIDIA's OpenCL's 128 x 128
+ * DGEMM: 244 registers, one group an SM) loads each tile two steps ahead, into two sets of
+ * registers that take turns (so the loop takes two steps at a time), and the loads have two
+ * steps' products to arrive in, where no other group on the SM hides them: on an H100 2.5-4.5%
+ * faster from N = 1536 (45.5 -> 46.9 TFLOP/s at 4096, 47.2 -> 48.7 at 8192). Where two groups
+ * share an SM the extra registers cost more than they give: through NVIDIA's OpenCL 128 x 64 ran
+ * 3-9% slower so at N = 2048 / 4096 / 8192, and the 64 x 64 x 16 of 4 x 4 items 11% slower at
+ * N = 1024. The CUDA backend without PIPE, the same registers' staging, ran the 128 x 64 DGEMM
+ * at 43-46 TFLOP/s from N = 2048 with two steps ahead and 39-44 with one: no faster than
+ * NVIDIA's OpenCL. What PIPE's copies give CUDA (57 TFLOP/s) is what NVIDIA's OpenCL lacks room
+ * for (the class table in gemm.c). */
+#define GEMM_AHEAD (MMA && !PIPE && WM * WN >= 64 && NT >= 256)
 #if PIPE && !TRANS_A
 #define AT(k, m) ((m) * SK + (k))
 #define A_TILE (TM * SK)
@@ -262,6 +274,9 @@ GP_KERNEL void gp_gemm(GP_GLOBAL const T *A, ulong a_off, IDX lda, GP_GLOBAL con
         for (uint j = 0; j < WN; j++) acc[i][j] = (T)0;
 #if !DIRECT && !PIPE
     T ra[LA], rb[LB];
+#if GEMM_AHEAD
+    T ra2[LA], rb2[LB];
+#endif
 #endif
 
     /* Loads step k0's tiles into ra and rb. Consecutive items take consecutive elements of the
@@ -285,7 +300,7 @@ GP_KERNEL void gp_gemm(GP_GLOBAL const T *A, ulong a_off, IDX lda, GP_GLOBAL con
 #define B_AT(kk, jj) ((IDX)(kk) * ldb + (jj))
 #endif
 #if EXACT
-#define GEMM_LOAD(k0)                                                                          \
+#define GEMM_LOAD(k0, ra, rb)                                                                  \
     do {                                                                                       \
         _Pragma("unroll") for (uint l = 0; l < LA / VLA; l++) {                                \
             uint e = (t + l * NT) * VLA;                                                       \
@@ -297,7 +312,7 @@ GP_KERNEL void gp_gemm(GP_GLOBAL const T *A, ulong a_off, IDX lda, GP_GLOBAL con
         }                                                                                      \
     } while (0)
 #else
-#define GEMM_LOAD(k0)                                                                          \
+#define GEMM_LOAD(k0, ra, rb)                                                                  \
     do {                                                                                       \
         _Pragma("unroll") for (uint l = 0; l < LA; l++) {                                      \
             uint e = t + l * NT;                                                               \
@@ -341,7 +356,7 @@ GP_KERNEL void gp_gemm(GP_GLOBAL const T *A, ulong a_off, IDX lda, GP_GLOBAL con
             _Pragma("unroll") for (uint v = 0; v < (VL); v++)                                  \
                 S[(buf) * (TK * SS) + KK(e + v) * SS + II(e + v)] = r[l + v];                  \
     }
-#define GEMM_STORE(buf)                                                                        \
+#define GEMM_STORE(buf, ra, rb)                                                                \
     do {                                                                                       \
         GEMM_STORE_TILE(buf, As, SA, ra, LA, VLA, A_KK, A_II, TRANS_A && GEMM_WHOLE)           \
         GEMM_STORE_TILE(buf, Bs, SB, rb, LB, VLB, B_KK, B_JJ, !TRANS_B && GEMM_WHOLE)          \
@@ -591,31 +606,46 @@ GP_KERNEL void gp_gemm(GP_GLOBAL const T *A, ulong a_off, IDX lda, GP_GLOBAL con
 #else
     IDX steps = (K + TK - 1) / TK;
     if (steps > 0) {
-        GEMM_LOAD((IDX)0);
-        GEMM_STORE(0);
+        GEMM_LOAD((IDX)0, ra, rb);
+        GEMM_STORE(0, ra, rb);
     }
+#if GEMM_AHEAD
+    if (steps > 1) {
+        a += A_STEP;
+        b += B_STEP;
+        GEMM_LOAD((IDX)TK, ra2, rb2);
+    }
+#define GEMM_DIST 2
+#define GEMM_RA2 ra2
+#define GEMM_RB2 rb2
+#else
+#define GEMM_DIST 1
+#define GEMM_RA2 ra
+#define GEMM_RB2 rb
+#endif
     gp_barrier();
-#define GEMM_TILE_STEP(s, buf)                                                                 \
+/* Step s from buffer buf: tile s + GEMM_DIST goes into rf and bf (their last tile went into a
+ * buffer at the step before), then tile s + 1, in rn and bn, into the other buffer. */
+#define GEMM_TILE_STEP(s, buf, rn, bn, rf, bf)                                                 \
     do {                                                                                       \
-        int more = (s) + 1 < steps;                                                            \
-        if (more) {                                                                            \
+        if ((s) + GEMM_DIST < steps) {                                                         \
             a += A_STEP;                                                                       \
             b += B_STEP;                                                                       \
-            GEMM_LOAD(((s) + 1) * TK);                                                         \
+            GEMM_LOAD(((s) + GEMM_DIST) * TK, rf, bf);                                         \
         }                                                                                      \
         GEMM_PRODUCTS(As + (buf) * A_TILE, Bs + (buf) * B_TILE)                                \
-        if (more) GEMM_STORE((buf) ^ 1);                                                       \
+        if ((s) + 1 < steps) GEMM_STORE((buf) ^ 1, rn, bn);                                    \
         gp_barrier();                                                                          \
     } while (0)
     IDX s = 0;
-#if GEMM_UNROLL
+#if GEMM_UNROLL || GEMM_AHEAD
     for (; s + 1 < steps; s += 2) {
-        GEMM_TILE_STEP(s, 0);
-        GEMM_TILE_STEP(s + 1, 1);
+        GEMM_TILE_STEP(s, 0, GEMM_RA2, GEMM_RB2, ra, rb);
+        GEMM_TILE_STEP(s + 1, 1, ra, rb, GEMM_RA2, GEMM_RB2);
     }
-    if (s < steps) GEMM_TILE_STEP(s, 0);
+    if (s < steps) GEMM_TILE_STEP(s, 0, GEMM_RA2, GEMM_RB2, ra, rb);
 #else
-    for (uint cur = 0; s < steps; s++, cur ^= 1) GEMM_TILE_STEP(s, cur);
+    for (uint cur = 0; s < steps; s++, cur ^= 1) GEMM_TILE_STEP(s, cur, ra, rb, ra, rb);
 #endif
 #endif
 #endif

@@ -258,7 +258,8 @@ static void gemm_vendor(void **state)
  * and 2 take their element stores). Steps of k: 1 to 9, each with the next of the four transpose
  * cases, at offset 1 for 1 to 4 and 9 and 3 for 5 to 8: fewer and more than the asynchronous
  * copies keep in flight (3 to 5 steps, gemm.gp's PIPE, which needs the 16-byte loads), and each
- * count the main loop leaves over when it takes two to five at a time (GEMM_UNROLL). Then two
+ * count the main loop leaves over when it takes two to five at a time (GEMM_UNROLL), and 1 and
+ * 2, where the loads two steps ahead (GEMM_AHEAD) find no tile or one to fetch. Then two
  * sizes that are not multiples, 3 and 4 steps. Both variants of the kernel. */
 static void whole_tiles(void)
 {

@@ -68,7 +68,7 @@ static const gp_gemm_params candidates[] = {
  * 11.0 / 16.4 / 29.5 / 28.6 / 33.0 / 34.2, 64x64x8 11.0 / 17.3 / 31.6 / 20.9 / 28.2 / 29.1,
  * 32x64x8 12.5 / 19.2 / 26.6 / 21.6 / 28.5 / 29.4. PIPE ran slower there: 35 TFLOP/s with two
  * steps of 128x64 (three do not fit its 48 KiB) and 28-31 with three of 64x64, against 40-46
- * without. */
+ * without (46-49 from N = 2048 since 128x128 loads two steps ahead: gemm.gp's GEMM_AHEAD). */
 typedef struct gemm_class {
     const char *name;
     gp_gemm_params p[2][3];
