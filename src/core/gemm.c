@@ -74,28 +74,31 @@ typedef struct gemm_class {
     gp_gemm_params p[2][3];
     unsigned speed[2][3];
     unsigned at_once[2];
+    unsigned min_slices[2]; /* the fewest slices of k that split_rounds takes (below) */
 } gemm_class;
 #define NVIDIA_F32 {{128, 128, 8, 8, 8}, {64, 128, 8, 8, 8}, {64, 32, 16, 4, 4}}
 static const gemm_class classes[] = {
     {"NVIDIA GPU, CUDA",
      {NVIDIA_F32, {{128, 64, 8, 8, 8}, {64, 64, 8, 4, 4}, {32, 64, 8, 4, 4}}},
      {{100, 95, 63}, {100, 88, 77}},
-     {1, 2}},
+     {1, 2},
+     {3, 3}},
     {"NVIDIA GPU, OpenCL",
      {NVIDIA_F32, {{128, 128, 8, 8, 8}, {64, 64, 16, 4, 4}, {32, 64, 8, 4, 4}}},
      {{100, 95, 63}, {100, 76, 65}},
-     {1, 1}},
+     {1, 1},
+     {3, 2}},
     /* no AMD GPU was at hand: shapes without measurement, and no smaller ones */
-    {"AMD GPU", {{{128, 128, 16, 8, 8}}, {{64, 64, 16, 4, 4}}}, {{100}, {100}}, {1, 1}},
-    {"GPU", {{{64, 64, 16, 4, 4}}, {{64, 64, 8, 4, 4}}}, {{100}, {100}}, {1, 1}},
+    {"AMD GPU", {{{128, 128, 16, 8, 8}}, {{64, 64, 16, 4, 4}}}, {{100}, {100}}, {1, 1}, {3, 3}},
+    {"GPU", {{{64, 64, 16, 4, 4}}, {{64, 64, 8, 4, 4}}}, {{100}, {100}}, {1, 1}, {3, 3}},
     /* the direct variant, N = 1024 / 2048 against OpenBLAS 0.3.21 on the same cores: pocl 5.0 on
      * 16 Xeon cores f32 0.76 / 0.52x, f64 0.77 / 0.54x (f32 12x16 per item 0.62 / 0.55x, 16x16
      * 0.74 / 0.46x; f64 8x16 on 64x64x256 0.82 / 0.39x); pocl 3.1 on 2 EPYC cores f32 0.91 /
      * 0.90x, f64 1.63 / 1.51x */
-    {"CPU", {{{64, 64, 256, 8, 16}}, {{32, 64, 128, 8, 16}}}, {{100}, {100}}, {1, 1}},
+    {"CPU", {{{64, 64, 256, 8, 16}}, {{32, 64, 128, 8, 16}}}, {{100}, {100}}, {1, 1}, {3, 3}},
     /* the tiled variant on a CPU (GPUPORT_GEMM_KERNEL=tiled): pocl needs minutes to compile
      * bigger tiles */
-    {"CPU, tiled", {{{64, 64, 16, 4, 4}}, {{32, 32, 16, 4, 4}}}, {{100}, {100}}, {1, 1}},
+    {"CPU, tiled", {{{64, 64, 16, 4, 4}}, {{32, 32, 16, 4, 4}}}, {{100}, {100}}, {1, 1}, {3, 3}},
 };
 enum { NVIDIA_CUDA, NVIDIA_OPENCL, AMD, OTHER_GPU, CPU, CPU_TILED };
 
@@ -300,8 +303,8 @@ static gp_status params_for(gp_device *dev, gp_type type, gp_gemm_params *p, con
  * one a slot, the compute units times the groups the device's row of the table counts each to
  * run at once, and the last round may leave most slots idle: on an H100, DGEMM's 800 tiles of
  * 128 x 64 at N = 2560 are 8 more than three rounds of 264. Split, gp_gemm computes the tiles of
- * the whole rounds as before, and the last round's *tiles in *slices slices of k (at least
- * MIN_SLICES, each of MIN_STEPS steps of tile_k or more) that run at once, each into scratch
+ * the whole rounds as before, and the last round's *tiles in *slices slices of k (at least the
+ * row's min_slices, each of MIN_STEPS steps of tile_k or more) that run at once, each into scratch
  * memory, then sums the slices into C (kernels/gemm.gp's SPLIT and gp_gemm_sum). It splits
  * where that takes fewer rounds, counting the extra launches as 0.1 + 384 / k of a round, for
  * the row's first shape on whole tiles only. On an H100, alternating with the code before in
@@ -315,8 +318,11 @@ static gp_status params_for(gp_device *dev, gp_type type, gp_gemm_params *p, con
  * (32 x 64 DGEMM at N = 1088, and at 768 through NVIDIA's OpenCL; 64 x 128 SGEMM at 2816),
  * splits of shapes that are not whole tiles at that size (DGEMM at 2624 and 3264, SGEMM at 1088
  * and 4160), and two slices where two groups share a compute unit (DGEMM at 3072) ran 3-23%
- * slower instead. Returns the rounds; *tiles is 0 where nothing is split. GPUs only. */
-#define MIN_SLICES 3
+ * slower instead. Two slices where one group fills a compute unit (NVIDIA's OpenCL's 128 x 128
+ * DGEMM: 244 registers an item) took it from 38.9 / 41.9 / 47.1 to 45.1 / 46.0 / 48.3 TFLOP/s
+ * at N = 2304 / 3072 / 6144 on an H100; the 128 x 128 SGEMM, counted as one group a unit too
+ * but of fewer registers, ran 16% / 11% slower so at 2304 / 3072 through either backend (2%
+ * faster at 6144), and keeps three. Returns the rounds; *tiles is 0 where nothing is split. GPUs only. */
 #define MIN_STEPS 16
 static double split_rounds(const gp_device *dev, gp_type type, const gp_gemm_params *p, size_t m, size_t n,
                            size_t k, size_t *tiles, size_t *slices)
@@ -327,8 +333,8 @@ static double split_rounds(const gp_device *dev, gp_type type, const gp_gemm_par
     size_t whole = (all + units - 1) / units, last = all % units, sl = last ? units / last : 0;
     if (sl > steps / MIN_STEPS) sl = steps / MIN_STEPS;
     *tiles = 0, *slices = 1;
-    if (dev->info.type != GP_DEVICE_GPU || direct(dev) || sl < MIN_SLICES || m % p->tile_m || n % p->tile_n ||
-        k % p->tile_k || memcmp(p, &c->p[type == GP_F64][0], sizeof *p) != 0)
+    if (dev->info.type != GP_DEVICE_GPU || direct(dev) || sl < c->min_slices[type == GP_F64] || m % p->tile_m ||
+        n % p->tile_n || k % p->tile_k || memcmp(p, &c->p[type == GP_F64][0], sizeof *p) != 0)
         return (double)whole;
     double split = (double)(whole - 1) + 1.0 / (double)sl + 0.1 + 384.0 / (double)k;
     if (split >= (double)whole) return (double)whole;
