@@ -299,30 +299,30 @@ static gp_status params_for(gp_device *dev, gp_type type, gp_gemm_params *p, con
     return GP_SUCCESS;
 }
 
-/* The split in k of the last round's tiles. gp_gemm runs an m x n product as rounds of tiles,
- * one a slot, the compute units times the groups the device's row of the table counts each to
- * run at once, and the last round may leave most slots idle: on an H100, DGEMM's 800 tiles of
- * 128 x 64 at N = 2560 are 8 more than three rounds of 264. Split, gp_gemm computes the tiles of
- * the whole rounds as before, and the last round's *tiles in *slices slices of k (at least the
- * row's min_slices, each of MIN_STEPS steps of tile_k or more) that run at once, each into scratch
- * memory, then sums the slices into C (kernels/gemm.gp's SPLIT and gp_gemm_sum). It splits
- * where that takes fewer rounds, counting the extra launches as 0.1 + 384 / k of a round, for
- * the row's first shape on whole tiles only. On an H100, alternating with the code before in
- * one call: DGEMM 0.74x / 0.74x / 0.78x / 0.77x to 0.83x / 0.85x / 0.81x / 0.87x cuBLAS at
- * N = 1536 / 1664 / 2176 / 2560, SGEMM 0.88x / 0.86x / 0.89x / 1.03x to 1.07x / 1.04x / 0.99x /
- * 1.08x at N = 1536 / 2176 / 2560 / 5120, and through NVIDIA's OpenCL DGEMM 20-28% faster at
- * N = 1536 to 2560, the split then over the rows of tiles that held the last round; over the
- * last round's tiles instead, DGEMM 0.81x / 0.86x / 0.87x to 0.83-0.84x / 0.89x / 0.91x at
- * N = 2176 / 2560 / 2944 and SGEMM 0.98x to 1.01x at 8192, but 0-2% slower at N = 1536 and
- * 1664, where the rounds are the same (cause not found). Splits of the smaller shapes
- * (32 x 64 DGEMM at N = 1088, and at 768 through NVIDIA's OpenCL; 64 x 128 SGEMM at 2816),
- * splits of shapes that are not whole tiles at that size (DGEMM at 2624 and 3264, SGEMM at 1088
- * and 4160), and two slices where two groups share a compute unit (DGEMM at 3072) ran 3-23%
- * slower instead. Two slices where one group fills a compute unit (NVIDIA's OpenCL's 128 x 128
- * DGEMM: 244 registers an item) took it from 38.9 / 41.9 / 47.1 to 45.1 / 46.0 / 48.3 TFLOP/s
- * at N = 2304 / 3072 / 6144 on an H100; the 128 x 128 SGEMM, counted as one group a unit too
- * but of fewer registers, ran 16% / 11% slower so at 2304 / 3072 through either backend (2%
- * faster at 6144), and keeps three. Returns the rounds; *tiles is 0 where nothing is split. GPUs only. */
+/* The split in k of the last round's tiles. gp_gemm runs an m x n product as rounds of tiles, one
+ * a slot, the compute units times the groups the device's row of the table counts each to run at
+ * once, and the last round may leave most slots idle: on an H100, DGEMM's 800 tiles of 128 x 64 at
+ * N = 2560 are 8 more than three rounds of 264. Split, gp_gemm computes the tiles of the whole
+ * rounds as before, and the last round's *tiles in *slices slices of k (at least the row's
+ * min_slices, each of MIN_STEPS steps of tile_k or more) that run at once, each into scratch
+ * memory, then sums the slices into C (kernels/gemm.gp's SPLIT and gp_gemm_sum). It splits where
+ * that takes fewer rounds, counting the extra launches as 0.1 + 384 / k of a round, for the row's
+ * first shape on whole tiles only. On an H100, alternating with the code before in one call: DGEMM
+ * 0.74x / 0.74x / 0.78x / 0.77x to 0.83x / 0.85x / 0.81x / 0.87x cuBLAS at N = 1536 / 1664 / 2176
+ * / 2560, SGEMM 0.88x / 0.86x / 0.89x / 1.03x to 1.07x / 1.04x / 0.99x / 1.08x at N = 1536 / 2176
+ * / 2560 / 5120, and through NVIDIA's OpenCL DGEMM 20-28% faster at N = 1536 to 2560, the split
+ * then over the rows of tiles that held the last round; over the last round's tiles instead, DGEMM
+ * 0.81x / 0.86x / 0.87x to 0.83-0.84x / 0.89x / 0.91x at N = 2176 / 2560 / 2944 and SGEMM 0.98x to
+ * 1.01x at 8192, but 0-2% slower at N = 1536 and 1664, where the rounds are the same (cause not
+ * found). Splits of the smaller shapes (32 x 64 DGEMM at N = 1088, and at 768 through NVIDIA's
+ * OpenCL; 64 x 128 SGEMM at 2816), splits of shapes that are not whole tiles at that size (DGEMM
+ * at 2624 and 3264, SGEMM at 1088 and 4160), and two slices where two groups share a compute unit
+ * (DGEMM at 3072) ran 3-23% slower instead. Two slices where one group fills a compute unit
+ * (NVIDIA's OpenCL's 128 x 128 DGEMM: 244 registers an item) took it from 38.9 / 42.0 / 46.4 /
+ * 47.2 to 45.2 / 46.0 / 47.9 / 48.4 TFLOP/s at N = 2304 / 3072 / 5376 / 6144 on an H100; the 128 x
+ * 128 SGEMM, counted as one group a unit too but of fewer registers, ran 16% / 11% slower so at
+ * 2304 / 3072 through either backend (2% faster at 6144), and keeps three. Returns the rounds;
+ * *tiles is 0 where nothing is split. GPUs only. */
 #define MIN_STEPS 16
 static double split_rounds(const gp_device *dev, gp_type type, const gp_gemm_params *p, size_t m, size_t n,
                            size_t k, size_t *tiles, size_t *slices)
