@@ -143,7 +143,10 @@
  * with their pieces swizzled (k ^ 4 on lines 2 and 3 of each 4), 11% slower from N = 2048, and
  * lines padded by 4 each pair, 13% (cause not found). Three steps of 128 x 64 then took 37 or
  * 43 KiB instead of 49 and fit NVIDIA OpenCL's 48, but ran 5-13% slower there from N = 1024
- * than its registers' staging (its compiler takes the same cp.async). Each item copies whole
+ * than its registers' staging (its compiler takes the same cp.async). B's lines not padded but
+ * swizzled (column n of line k at n ^ 4 (k % 4)), A's padded, take three steps in exactly 48
+ * KiB: CUDA ran that 5-8% slower from N = 2048 with five steps, and NVIDIA's OpenCL counts 1 byte
+ * of the kernel's own local memory besides, so it does not fit there. Each item copies whole
  * pieces at the same place in lines NT / (pieces per line) apart. Elsewhere the tiles are
  * k-major, in two buffers. */
 #if GEMM_STAGES >= 3 && GEMM_STAGES <= 5 && MMA && defined(GP__CP_ASYNC) && VLA == VEC && VLB == VEC && \
