@@ -603,7 +603,7 @@ GP_FUNC void st_rows(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_RESTRIC
         T w4, T w5, T w6, T w7, T w8, T sw
 
 /* Launch bounds of the 7-point with ST_PRELOAD (st_inner_3d): as many groups an SM as 7 of 128
- * work-items, at least one. */
+ * work-items, at least one (3 of CUDA's 32 x 8, 85 registers: src/core/stencil.c). */
 #if ST_PRELOAD
 #define ST_BOUNDS_2                                                                            \
     __launch_bounds__(STENCIL_BX * STENCIL_BY, STENCIL_BX * STENCIL_BY < 896 ? 896 / (STENCIL_BX * STENCIL_BY) : 1)

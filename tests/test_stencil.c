@@ -17,15 +17,15 @@ typedef struct grid {
 /* Rows of 4 and 8 cells (and their multiples) have 16-byte aligned rows, which the tiled variant
  * reads 16 bytes at a time (where the views are aligned too); f32 rows of 2 mod 4 cells, 8 bytes
  * at a time; the others cell by cell. The last 2D grid and the last three 3D ones end where a
- * group of the tiled variant ends (in 3D the tile of march_lengths below, the GPU tile, pocl's),
- * with groups in between: the groups at the grid's ends take the inner path with its ends, the
- * others the one without. */
+ * group of the tiled variant ends (in 3D the tile of march_lengths below, the GPU tiles of 64 and
+ * 128 cells by 8 rows, pocl's), with groups in between: the groups at the grid's ends take the
+ * inner path with its ends, the others the one without. */
 static const grid grids_2d[] = {{1, 1, 1},    {2, 2, 1},     {3, 3, 1},     {1, 7, 1},   {7, 1, 1},
                                 {5, 3, 1},    {4, 6, 1},     {33, 17, 1},   {66, 37, 1}, {65, 130, 1},
                                 {264, 40, 1}, {257, 129, 1}, {768, 40, 1}};
 static const grid grids_3d[] = {{1, 1, 1},   {2, 2, 2},   {3, 3, 3},     {5, 3, 7},   {1, 4, 9},
                                 {8, 3, 5},   {33, 9, 19}, {34, 10, 11},  {40, 37, 36}, {64, 20, 30},
-                                {192, 24, 16}, {768, 3, 48}};
+                                {384, 24, 16}, {768, 3, 48}};
 
 /* Each shape's neighbours, in the order of its weights. */
 static const int offsets[4][9][3] = {

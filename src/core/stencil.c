@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The tile: a work-group of bx x by work-items, each taking vx neighbouring cells of a row (one
  * vector load of up to 16 bytes, where every row is aligned; else 1) and marching `cells` cells in
@@ -88,6 +89,15 @@ static gp_status choose_tile(const gp_device *dev, int rows, int three_d, size_t
         t->vx /= 2;
         if (widen && t->by > 1) t->bx *= 2, t->by /= 2;
     }
+    /* kernels/stencil.gp's ST_PRELOAD (CUDA, f32 rows read 16 bytes at a time) runs in groups
+     * of 32 x 8: on an H200, 2026-11-27, two rounds, 0.92 / 0.95 / 0.96 / 0.94 at 256^3 / 384^3 /
+     * 512^3 / 768^3 against 16 x 8's 0.90 / 0.90 / 0.92 / 0.93 (16x16x4 0.91 / 0.94 / 0.95,
+     * 64x4x4 0.91-0.93 / 0.89 / 0.94, 32x8x3 0.85 / 0.89 / 0.89, 32x16x4 and 64x8x4 0.65-0.81).
+     * Its pipeline (NVIDIA's OpenCL) ran 32 x 8 slower there, 0.85-0.86 / 0.90 against 0.86 /
+     * 0.92 at 256^3 / 512^3, and so did rows on 8 or 4 bytes: 64x4x4 and 32x8x4 of 2 cells 0.80 /
+     * 0.83 against 32x4x4's 0.85 at 510^3, 128x2x4 and 64x4x4 of 1 cell 0.62 / 0.64 against
+     * 64x2x4's 0.67 at 513^3. */
+    if (widen && t->vx == 4 && type_size == 4 && strcmp(info->backend, "cuda") == 0) t->bx = 32;
     while (t->by > 1 && ((size_t)t->bx * t->by > info->max_work_group_size || t->by > info->max_work_item_sizes[1]))
         t->by /= 2;
     while (t->bx > 1 && (t->bx > info->max_work_group_size || t->bx > info->max_work_item_sizes[0])) t->bx /= 2;
