@@ -691,8 +691,7 @@ GP_KERNEL void gp_gemm(GP_GLOBAL const T *A, ulong a_off, IDX lda, GP_GLOBAL con
             GEMM_WRITE(CRUN, row + COL(tx, j), v, GEMM_GLOBAL_PTR);
         }
     }
-    return;
-#endif
+#else
 #pragma unroll
     for (uint i = 0; i < WM; i++) {
         IDX r = m0 + ROW(ty, i);
@@ -705,6 +704,7 @@ GP_KERNEL void gp_gemm(GP_GLOBAL const T *A, ulong a_off, IDX lda, GP_GLOBAL con
             }
         }
     }
+#endif
 #endif
 }
 

@@ -563,7 +563,8 @@ static gp_status run_gpuport(gp_stream *s, gp_type type, const gp_gemm_params *p
     size_t v = 16 / gp_type_size(type);
     int aligned = exact && !direct(s->dev) && gp__view_aligned(a->view, type, 16) &&
                   gp__view_aligned(b->view, type, 16) && a->ld % v == 0 && b->ld % v == 0;
-    int aligned_c = exact && !direct(s->dev) && gp__view_aligned(c->view, type, 16) && c->ld % v == 0;
+    int aligned_c = type == GP_F64 && exact && !direct(s->dev) && gp__view_aligned(c->view, type, 16) &&
+                    c->ld % v == 0; /* only f64 stores C in pairs (gemm.gp's CRUN) */
     /* local: the kernel has arrays of its own, or no tiles (direct) */
     gemm_launch l = {p, wide,
                      a->trans | b->trans << 1 | exact << 2 | wide << 3 | direct(s->dev) << 4 | aligned << 5 |
