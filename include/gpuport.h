@@ -394,6 +394,19 @@ typedef struct gp_program_info {
 /** Where the program's binary came from. */
 GP_API gp_status gp_program_get_info(const gp_program *program, gp_program_info *info);
 
+/** The kernel cache's folder as this process sees it. A folder (or entry) is used only when it
+ * belongs to you, root or a uid listed in GPUPORT_CACHE_TRUST and no one else can write it; in a
+ * shared sticky folder such as /tmp/gpuport-cache, your own <uid> subfolder inside it is used.
+ * A folder that fails is never an error: kernels are then kept in memory, and reason says why. */
+typedef struct gp_cache_info {
+    char folder[4096];  /**< the folder in use, or the one refused ("" when none could be named) */
+    int on_disk;        /**< 1 when entries are read from that folder, 0 when kept in memory only */
+    int writable;       /**< 1 when new entries are written there too */
+    char reason[1024];  /**< why on_disk or writable is 0; "" when both are 1 */
+} gp_cache_info;
+/** Checks the cache folder now (creating it, as a compile would) and describes it. */
+GP_API gp_status gp_cache_get_info(gp_cache_info *info);
+
 /** The kernel of that name in the program (GP_ERROR_NOT_FOUND when there is none); it keeps the
  * program alive until it is destroyed. */
 GP_API gp_status gp_kernel_create(gp_program *program, const char *name, gp_kernel **kernel);

@@ -1,6 +1,9 @@
 /* Proves the kernel cache writes entries to GPUPORT_CACHE_DIR, reuses them, rebuilds damaged ones,
  * ones copied over another entry's name and anything that is not a regular file, and falls back
- * to memory where the folder cannot be written. */
+ * to memory where the folder cannot be written; and that it trusts no folder or entry that
+ * someone else could have written (another owner, group- or world-writable, a link), keeps a
+ * folder of its own inside a shared sticky one, and reads another owner's entries only when
+ * GPUPORT_CACHE_TRUST names that owner. Cases that need another owner run only as root. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, setenv, nftw, strdup */
 #define _XOPEN_SOURCE 700
 #include "common.h"
@@ -8,6 +11,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +22,7 @@ typedef struct fixture {
     char dir[512];
     char *saved; /* GPUPORT_CACHE_DIR before the test, restored after */
     int had_saved;
+    char *saved_trust; /* GPUPORT_CACHE_TRUST likewise */
 } fixture;
 
 static int setup(void **state)
@@ -33,6 +38,8 @@ static int setup(void **state)
     snprintf(f->dir, sizeof f->dir, "%s/gpuport-cache-test-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(f->dir))
         return -1;
+    f->saved_trust = tst_save_env("GPUPORT_CACHE_TRUST");
+    unsetenv("GPUPORT_CACHE_TRUST");
     return setenv("GPUPORT_CACHE_DIR", f->dir, 1);
 }
 
@@ -53,6 +60,7 @@ static int teardown(void **state)
         setenv("GPUPORT_CACHE_DIR", f->saved, 1);
     else
         unsetenv("GPUPORT_CACHE_DIR");
+    tst_restore_env("GPUPORT_CACHE_TRUST", f->saved_trust);
     int rc = f->dir[0] ? nftw(f->dir, remove_one, 16, FTW_DEPTH | FTW_PHYS) : 0;
     free(f->saved);
     free(f);
@@ -318,6 +326,217 @@ static void unwritable_folder_falls_back_to_memory(void **state)
     free(src);
 }
 
+/* The uid of "nobody", for folders and entries of another owner; skips where this process
+ * cannot give a file away (only root can). */
+static uid_t other_user(void)
+{
+    struct passwd *pw = getpwnam("nobody");
+    if (geteuid() != 0 || !pw)
+        skip();
+    return pw->pw_uid;
+}
+
+/* f->dir/name made with exactly mode (no umask), owned by owner unless that is -1. */
+static void make_folder(const fixture *f, const char *name, mode_t mode, uid_t owner, char *path, size_t len)
+{
+    snprintf(path, len, "%s/%s", f->dir, name);
+    assert_int_equal(mkdir(path, 0700), 0);
+    if (owner != (uid_t)-1)
+        assert_int_equal(chown(path, owner, (gid_t)-1), 0);
+    assert_int_equal(chmod(path, mode), 0);
+}
+
+/* With GPUPORT_CACHE_DIR at dir, kernels are compiled, kept in memory (a second create is a hit
+ * from memory), nothing is written below dir, and gp_cache_get_info names dir and says why. */
+static void refused(const char *dir, const char *why)
+{
+    assert_int_equal(setenv("GPUPORT_CACHE_DIR", dir, 1), 0);
+    size_t before = for_each_file(dir, NULL);
+    char *src = unique_source();
+    gp_program_info a = create_and_run(src, NULL, 1), b = create_and_run(src, NULL, 1);
+    assert_int_equal(a.from_cache, 0);
+    assert_int_equal(a.cache_on_disk, 0);
+    assert_int_equal(b.from_cache, 1);
+    assert_int_equal(b.cache_on_disk, 0);
+    assert_int_equal(for_each_file(dir, NULL), before);
+    gp_cache_info info;
+    GP_OK(gp_cache_get_info(&info));
+    assert_int_equal(info.on_disk, 0);
+    if (!strstr(info.reason, dir) || !strstr(info.reason, why))
+        fail_msg("the reason should name %s and say '%s': '%s'", dir, why, info.reason);
+    free(src);
+}
+
+static void folder_of_another_user_is_refused(void **state)
+{
+    char dir[600];
+    make_folder(*state, "theirs", 0700, other_user(), dir, sizeof dir);
+    refused(dir, "belongs to uid");
+}
+
+static void world_writable_folder_is_refused(void **state)
+{
+    char dir[600];
+    make_folder(*state, "open", 0777, (uid_t)-1, dir, sizeof dir);
+    refused(dir, "mode 0777");
+}
+
+static void group_writable_folder_is_refused(void **state)
+{
+    char dir[600];
+    make_folder(*state, "group", 0770, (uid_t)-1, dir, sizeof dir);
+    refused(dir, "mode 0770");
+}
+
+/* A link to a good folder: whoever can change the link could point it elsewhere later. */
+static void linked_folder_is_refused(void **state)
+{
+    fixture *f = *state;
+    char dir[600], link[600];
+    make_folder(f, "real", 0700, (uid_t)-1, dir, sizeof dir);
+    snprintf(link, sizeof link, "%s/link", f->dir);
+    assert_int_equal(symlink(dir, link), 0);
+    refused(link, "symbolic link");
+    assert_int_equal(for_each_file(dir, NULL), 0);
+}
+
+/* A sticky folder anyone can write (a course's /tmp/gpuport-cache): entries go to this user's own
+ * <uid> folder inside it, made 0700, and are reused from disk. */
+static void sticky_shared_folder_gets_a_folder_per_user(void **state)
+{
+    fixture *f = *state;
+    char dir[600], mine[700];
+    make_folder(f, "shared", 01777, (uid_t)-1, dir, sizeof dir);
+    snprintf(mine, sizeof mine, "%s/%u", dir, (unsigned)geteuid());
+    assert_int_equal(setenv("GPUPORT_CACHE_DIR", dir, 1), 0);
+    char *src = unique_source();
+    gp_program_info a = create_and_run(src, NULL, 1), b = create_and_run(src, NULL, 1);
+    assert_int_equal(a.cache_on_disk, 1);
+    assert_int_equal(b.from_cache, 1);
+    assert_int_equal(b.cache_on_disk, 1);
+    struct stat st;
+    assert_int_equal(lstat(mine, &st), 0);
+    assert_true(S_ISDIR(st.st_mode));
+    assert_int_equal(st.st_mode & 0777, 0700);
+    assert_int_equal(for_each_file(mine, NULL), 1);
+    gp_cache_info info;
+    GP_OK(gp_cache_get_info(&info));
+    assert_string_equal(info.folder, mine);
+    assert_int_equal(info.on_disk, 1);
+    assert_string_equal(info.reason, "");
+    free(src);
+}
+
+/* Someone else made this user's <uid> folder in the shared one first: it is not used. */
+static void planted_folder_per_user_is_refused(void **state)
+{
+    fixture *f = *state;
+    uid_t other = other_user();
+    char dir[600], mine[700];
+    make_folder(f, "shared", 01777, (uid_t)-1, dir, sizeof dir);
+    snprintf(mine, sizeof mine, "%s/%u", dir, (unsigned)geteuid());
+    assert_int_equal(mkdir(mine, 0700), 0);
+    assert_int_equal(chown(mine, other, (gid_t)-1), 0);
+    refused(dir, "belongs to uid");
+}
+
+/* The one entry of a program compiled into f->dir, damaged by change; the next create must not
+ * use it, rebuild it and write it back as this user's own, which the create after that uses. */
+static void entry_refused_after(fixture *f, void (*change)(const char *entry, const fixture *f))
+{
+    char *src = unique_source();
+    create_and_run(src, NULL, 1);
+    skip_entry = NULL;
+    assert_int_equal(for_each_file(f->dir, remember), 1);
+    char entry[1024];
+    snprintf(entry, sizeof entry, "%s", found_entry);
+    change(entry, f);
+    assert_int_equal(create_and_run(src, NULL, 1).from_cache, 0);
+    struct stat st;
+    assert_int_equal(lstat(entry, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    assert_int_equal(st.st_uid, geteuid());
+    assert_int_equal(st.st_mode & 077, 0);
+    gp_program_info again = create_and_run(src, NULL, 1);
+    assert_int_equal(again.from_cache, 1);
+    assert_int_equal(again.cache_on_disk, 1);
+    free(src);
+}
+
+static uid_t nobody;
+static void give_away(const char *entry, const fixture *f)
+{
+    (void)f;
+    assert_int_equal(chown(entry, nobody, (gid_t)-1), 0);
+}
+
+static void make_0666(const char *entry, const fixture *f)
+{
+    (void)f;
+    assert_int_equal(chmod(entry, 0666), 0);
+}
+
+static void make_0620(const char *entry, const fixture *f)
+{
+    (void)f;
+    assert_int_equal(chmod(entry, 0620), 0);
+}
+
+/* The entry moved to another name, a link to it in its place. */
+static void link_elsewhere(const char *entry, const fixture *f)
+{
+    char moved[700];
+    snprintf(moved, sizeof moved, "%s/moved", f->dir);
+    assert_int_equal(rename(entry, moved), 0);
+    assert_int_equal(symlink(moved, entry), 0);
+}
+
+static void entry_of_another_user_is_refused(void **state)
+{
+    nobody = other_user();
+    entry_refused_after(*state, give_away);
+}
+
+static void entry_writable_by_all_is_refused(void **state) { entry_refused_after(*state, make_0666); }
+
+static void entry_writable_by_its_group_is_refused(void **state) { entry_refused_after(*state, make_0620); }
+
+static void linked_entry_is_refused(void **state) { entry_refused_after(*state, link_elsewhere); }
+
+/* A teacher's read-only cache: a folder and entries of another owner, mode 0755 and 0644, are
+ * read only while GPUPORT_CACHE_TRUST names that owner. */
+static void trusted_owner_is_read(void **state)
+{
+    fixture *f = *state;
+    uid_t other = other_user();
+    char dir[600], trust[32];
+    make_folder(f, "teacher", 0700, (uid_t)-1, dir, sizeof dir);
+    assert_int_equal(setenv("GPUPORT_CACHE_DIR", dir, 1), 0);
+    char *src = unique_source();
+    assert_int_equal(create_and_run(src, NULL, 1).cache_on_disk, 1);
+    skip_entry = NULL;
+    assert_int_equal(for_each_file(dir, remember), 1);
+    assert_int_equal(chown(found_entry, other, (gid_t)-1), 0);
+    assert_int_equal(chmod(found_entry, 0644), 0);
+    assert_int_equal(chown(dir, other, (gid_t)-1), 0);
+    assert_int_equal(chmod(dir, 0755), 0);
+
+    snprintf(trust, sizeof trust, "12345,%u", (unsigned)other);
+    assert_int_equal(setenv("GPUPORT_CACHE_TRUST", trust, 1), 0);
+    gp_program_info hit = create_and_run(src, NULL, 1);
+    assert_int_equal(hit.from_cache, 1);
+    assert_int_equal(hit.cache_on_disk, 1);
+    gp_cache_info info;
+    GP_OK(gp_cache_get_info(&info));
+    assert_int_equal(info.on_disk, 1);
+    assert_string_equal(info.folder, dir);
+
+    /* Another uid's trust is not this one's. */
+    assert_int_equal(setenv("GPUPORT_CACHE_TRUST", "12345", 1), 0);
+    refused(dir, "GPUPORT_CACHE_TRUST does not name it");
+    free(src);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 const struct CMUnitTest tst_cache_tests[] = {
     T(entry_written_and_reused),
@@ -326,5 +545,16 @@ const struct CMUnitTest tst_cache_tests[] = {
     T(entry_under_another_name_is_rebuilt),
     T(fifo_in_place_of_an_entry),
     T(unwritable_folder_falls_back_to_memory),
+    T(folder_of_another_user_is_refused),
+    T(world_writable_folder_is_refused),
+    T(group_writable_folder_is_refused),
+    T(linked_folder_is_refused),
+    T(sticky_shared_folder_gets_a_folder_per_user),
+    T(planted_folder_per_user_is_refused),
+    T(entry_of_another_user_is_refused),
+    T(entry_writable_by_all_is_refused),
+    T(entry_writable_by_its_group_is_refused),
+    T(linked_entry_is_refused),
+    T(trusted_owner_is_read),
 };
 const size_t tst_cache_tests_count = sizeof tst_cache_tests / sizeof tst_cache_tests[0];

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define GUARD 5 /* elements before and after each matrix that must stay as they were */
@@ -524,6 +525,18 @@ static void gemm_tune(void **state)
     set_cache_dir(full);
     GP_OK(gp_gemm_params_get(tst_dev, GP_F32, &got));
     assert_true(same(&got, &best));
+    /* A saved choice that others could have written is not read. */
+    char saved_file[4200] = "";
+    DIR *d = opendir(full);
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;)
+        if (strncmp(e->d_name, "gemm-", 5) == 0) snprintf(saved_file, sizeof saved_file, "%s/%s", full, e->d_name);
+    if (d) closedir(d);
+    assert_int_equal(chmod(saved_file, 0666), 0);
+    set_cache_dir(empty);
+    GP_OK(gp_gemm_params_get(tst_dev, GP_F32, &got));
+    set_cache_dir(full);
+    GP_OK(gp_gemm_params_get(tst_dev, GP_F32, &got));
+    assert_true(same(&got, &table));
     tst_restore_env("GPUPORT_CACHE_DIR", saved);
     tst_restore_env("GPUPORT_GEMM_PARAMS", saved_params);
     remove_dir(full);

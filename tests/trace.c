@@ -1,6 +1,7 @@
 /* Proves GPUPORT_TRACE writes one CSV row per command, with its device, stream, size and device
- * times, as soon as the stream is synchronized; and that an unwritable file turns tracing off
- * with one message while every call still succeeds. Its own process: the variable is read once. */
+ * times, as soon as the stream is synchronized; and that an unwritable file, or a symbolic link
+ * (to another file, which must stay as it was), turns tracing off with one message while every
+ * call still succeeds. Its own process: the variable is read once. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -28,6 +29,8 @@ enum { N = 1000, COLS = 12, MAX_ROWS = 64 };
 enum { SEQ, DEVICE, DEVICE_NAME, STREAM, COMMAND, NAME, BYTES, WORK, CLOCK, START, END, DURATION };
 
 static const char *path;
+static char victim[4200]; /* --symlink: the file the link points at */
+static const char victim_text[] = "a file of the user's that tracing must not overwrite\n";
 static gp_device *dev;
 static gp_device_info info;
 static char dev_spec[48];
@@ -195,7 +198,19 @@ static void unwritable(void **state)
     close(saved);
     for (int i = 0; i < 4; i++) assert_int_equal(st[i], GP_SUCCESS);
     assert_memory_equal(v, back, sizeof v);
-    assert_int_not_equal(access(path, F_OK), 0);
+    if (victim[0]) {
+        char kept[sizeof victim_text + 8] = "";
+        FILE *vf = fopen(victim, "r");
+        assert_non_null(vf);
+        size_t n = fread(kept, 1, sizeof kept - 1, vf);
+        fclose(vf);
+        kept[n] = '\0';
+        unlink(path);
+        unlink(victim);
+        assert_string_equal(kept, victim_text);
+    } else {
+        assert_int_not_equal(access(path, F_OK), 0);
+    }
 
     char text[4096] = "";
     FILE *f = fdopen(fd, "r");
@@ -206,19 +221,29 @@ static void unwritable(void **state)
     fclose(f);
     unlink(err_path);
     const char *first = strstr(text, "GPUPORT_TRACE: cannot open");
-    if (!first || strstr(first + 1, "GPUPORT_TRACE") || !strstr(text, path))
+    if (!first || strstr(first + 1, "GPUPORT_TRACE") || !strstr(text, path) ||
+        (victim[0] && !strstr(text, "symbolic link")))
         fail_msg("expected one message naming %s, got: %s", path, text);
 }
 
 int main(int argc, char **argv)
 {
-    int bad = argc != 3 || (strcmp(argv[1], "--file") != 0 && strcmp(argv[1], "--unwritable") != 0);
+    int bad = argc != 3 || (strcmp(argv[1], "--file") != 0 && strcmp(argv[1], "--unwritable") != 0 &&
+                             strcmp(argv[1], "--symlink") != 0);
     if (bad) {
-        fprintf(stderr, "usage: %s --file|--unwritable PATH.csv\n", argv[0]);
+        fprintf(stderr, "usage: %s --file|--unwritable|--symlink PATH.csv\n", argv[0]);
         return 2;
     }
     path = argv[2];
     unlink(path);
+    if (strcmp(argv[1], "--symlink") == 0) {
+        snprintf(victim, sizeof victim, "%s.victim", path);
+        FILE *vf = fopen(victim, "w");
+        if (!vf || fputs(victim_text, vf) < 0 || fclose(vf) != 0 || symlink(victim, path) != 0) {
+            perror(victim);
+            return 1;
+        }
+    }
     setenv("GPUPORT_TRACE", path, 1);
 
     size_t count = 0;

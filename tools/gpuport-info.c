@@ -1,5 +1,6 @@
 /* gpuport-info: every backend with its state and, where it is unavailable, why; every device
- * with its properties. -l: one line a device. --json: the same facts for programs. */
+ * with its properties; the kernel cache's folder, or why it is kept in memory. -l: one line a
+ * device (and a line for the cache only when it is not on disk). --json: the same facts. */
 #include <gpuport.h>
 
 #include <stdio.h>
@@ -63,7 +64,22 @@ static void print_json(size_t nb, size_t nd)
         json_string(di.runtime_version);
         printf("}");
     }
-    printf("]}\n");
+    gp_cache_info c;
+    gp_cache_get_info(&c);
+    printf("],\n \"cache\": {\"folder\": ");
+    json_string(c.folder);
+    printf(", \"on_disk\": %s, \"writable\": %s, \"reason\": ", c.on_disk ? "true" : "false",
+           c.writable ? "true" : "false");
+    json_string(c.reason);
+    printf("}}\n");
+}
+
+static void print_cache(int one_line)
+{
+    gp_cache_info c;
+    gp_cache_get_info(&c);
+    if (!one_line) printf("\nKernel cache:\n  %s%s\n", c.folder, c.on_disk ? "" : " (not used)");
+    if (c.reason[0]) printf(one_line ? "%-10s %s\n" : "  %s%s\n", one_line ? "cache" : "", c.reason);
 }
 
 static void print_text(size_t nb, size_t nd, int one_line)
@@ -107,6 +123,7 @@ static void print_text(size_t nb, size_t nd, int one_line)
                di.runtime_version);
     }
     if (!one_line && nd == 0) printf("  none\n");
+    print_cache(one_line);
 }
 
 int main(int argc, char **argv)

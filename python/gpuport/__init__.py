@@ -19,7 +19,7 @@ __all__ = [
     "GpuportError", "Device", "Stream", "Event", "Array", "Program", "Kernel", "ElementwiseKernel", "ReductionKernel",
     "devices", "device", "asarray", "empty", "zeros", "full", "local", "add", "subtract", "multiply", "divide",
     "minimum", "maximum", "absolute", "sqrt", "exp", "log", "sin", "cos", "power", "sum", "prod", "min", "max",
-    "argmin", "argmax", "cumsum", "cummin", "cummax", "stencil", "matmul", "version",
+    "argmin", "argmax", "cumsum", "cummin", "cummax", "stencil", "matmul", "version", "cache_info",
 ]
 
 globals().update({k: v for k, v in _C.items() if k.startswith("GP_")})
@@ -31,6 +31,15 @@ def version():
 
 
 __version__ = version()
+
+
+def cache_info():
+    """The kernel cache as gpuport-info shows it: {"folder", "on_disk", "writable", "reason"}. A
+    folder that someone else could write is not used (kernels stay in memory); reason says why."""
+    c = _R["gp_cache_info"]()
+    _check(_lib.gp_cache_get_info(ctypes.byref(c)))
+    return {"folder": _text(c.folder), "on_disk": bool(c.on_disk), "writable": bool(c.writable),
+            "reason": _text(c.reason)}
 
 _TYPES = {np.dtype(np.float32): _C["GP_F32"], np.dtype(np.float64): _C["GP_F64"], np.dtype(np.int32): _C["GP_I32"],
           np.dtype(np.uint32): _C["GP_U32"], np.dtype(np.int64): _C["GP_I64"], np.dtype(np.uint64): _C["GP_U64"]}

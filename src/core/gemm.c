@@ -219,14 +219,14 @@ static void saved_name(const gp_device *dev, gp_type type, char *name, size_t le
 
 static const char saved_magic[] = "gpuport gemm params 1";
 
-static int read_saved(const gp_device *dev, gp_type type, const char *folder, gp_gemm_params *p)
+static int read_saved(const gp_device *dev, gp_type type, gp_gemm_params *p)
 {
-    char name[64], path[4200], line[600];
+    char name[64], text[1024];
     saved_name(dev, type, name, sizeof name);
-    snprintf(path, sizeof path, "%s/%s", folder, name);
-    FILE *f = fopen(path, "r");
+    if (!gp__cache_read_text(name, text, sizeof text)) return 0;
+    FILE *f = fmemopen(text, strlen(text), "r");
     if (!f) return 0;
-    char why[256];
+    char why[256], line[600];
     unsigned v[5];
     const char *numbers = line;
     int ok = fgets(line, sizeof line, f) && strncmp(line, saved_magic, sizeof saved_magic - 1) == 0 &&
@@ -238,7 +238,7 @@ static int read_saved(const gp_device *dev, gp_type type, const char *folder, gp
         ok = !invalid(dev, type, p, why, sizeof why);
     }
     fclose(f);
-    if (!ok) gp__debug("gemm", "%s is damaged or for another device; ignored", path);
+    if (!ok) gp__debug("gemm", "the saved choice %s is damaged or for another device; ignored", name);
     return ok;
 }
 
@@ -283,7 +283,7 @@ static gp_status params_for(gp_device *dev, gp_type type, gp_gemm_params *p, con
         if (!s->looked[t] || strcmp(s->folder[t], folder) != 0) { /* first look, or GPUPORT_CACHE_DIR moved */
             snprintf(s->folder[t], sizeof s->folder[t], "%s", folder);
             s->looked[t] = 1;
-            s->saved_found[t] = folder[0] && read_saved(dev, type, folder, &s->saved[t]);
+            s->saved_found[t] = folder[0] && read_saved(dev, type, &s->saved[t]);
         }
         if ((found = s->saved_found[t]) != 0) *p = s->saved[t];
     }

@@ -193,11 +193,18 @@ int gp__cache_load(const unsigned char key[32], void **binary, size_t *bytes, in
 int gp__cache_store(const unsigned char key[32], const void *binary, size_t bytes);
 /* The payload's size when file (n bytes) is a whole entry written for key, else 0. */
 size_t gp__cache_entry_payload(const unsigned char *file, size_t n, const unsigned char key[32]);
-/* The cache folder's path (1), or 0 when there is none. */
+/* The cache folder's name (1), or 0 when there is none; not yet checked. */
 int gp__cache_folder(char *out, size_t len);
 /* A small text file in the cache folder (gp_gemm_tune's choices), written to a temporary file
- * and renamed, so readers never see half of it; 1 when it was written. */
+ * and renamed, so readers never see half of it; 1 when it was written. Read back only when it
+ * passes the same checks as an entry; 1 when out holds its text. */
 int gp__cache_write_text(const char *name, const char *text);
+int gp__cache_read_text(const char *name, char *out, size_t len);
+
+/* trust.c: 1 when st (of what, named in why) belongs to this user, root or, for the cache
+ * (cache_owners 1), a uid of GPUPORT_CACHE_TRUST, and no one else can write it; else 0 and why. */
+struct stat;
+int gp__trusted(const struct stat *st, const char *what, int cache_owners, char *why, size_t len);
 
 /* sha256.c */
 typedef struct gp__sha256 {

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *const backend_names[] = {"cuda", "hip", "opencl"};
@@ -38,7 +39,7 @@ static void own_folder(char *out, size_t len)
 /* Fills folders with the search order of DESIGN.md; returns how many. The last three places
  * are always searched; GPUPORT_PLUGIN_PATH may name up to 16 folders before them. Only
  * absolute folders are searched: a relative one would depend on the current folder. */
-static size_t plugin_folders(char folders[][512], size_t max, char *skipped, size_t skipped_len)
+static size_t plugin_folders(char folders[][512], size_t max, char *skipped, size_t skipped_len, size_t *named)
 {
     size_t n = 0, used = 0;
     const char *env = getenv("GPUPORT_PLUGIN_PATH");
@@ -57,6 +58,7 @@ static size_t plugin_folders(char folders[][512], size_t max, char *skipped, siz
         }
         env += len + (env[len] == ':');
     }
+    *named = n;
     if (n < max) snprintf(folders[n++], 512, "%s", GP__PLUGIN_DIR);
     /* Beside libgpuport: <libdir>/gpuport of an installation moved elsewhere, then a build tree. */
     char own[512];
@@ -126,6 +128,20 @@ static void open_devices(const gp__backend *be, gp_backend_info *bi, size_t coun
     bi->device_count = opened;
 }
 
+/* A plugin is code: one in a folder of GPUPORT_PLUGIN_PATH is opened only when that folder and
+ * the file belong to this user or root and no one else can write them (gp__trusted). Those
+ * beside libgpuport or in its installed folder are not checked: whoever can write there can
+ * replace libgpuport itself. 1 when it may be opened, else 0 and why. */
+static int plugin_trusted(const char *folder, const char *path, char *why, size_t len)
+{
+    struct stat st;
+    char what[700];
+    snprintf(what, sizeof what, "the GPUPORT_PLUGIN_PATH folder %s", folder);
+    if (stat(folder, &st) == 0 && !gp__trusted(&st, what, 0, why, len)) return 0;
+    snprintf(what, sizeof what, "%s", path);
+    return stat(path, &st) != 0 || gp__trusted(&st, what, 0, why, len);
+}
+
 /* The table of the plugin file at path when it is a gpuport plugin of this ABI; otherwise NULL,
  * the file closed again and why written. */
 static const gp__backend *open_plugin(const char *path, const char *name, void **dl, char *why, size_t len)
@@ -160,7 +176,7 @@ static void load_backend(size_t which)
     snprintf(bi->name, sizeof bi->name, "%s", name);
 
     char folders[MAX_FOLDERS][512], tried[2048] = "", passed[1024] = "", relative[512], path[600], why[600];
-    size_t nf = plugin_folders(folders, MAX_FOLDERS, relative, sizeof relative);
+    size_t named, nf = plugin_folders(folders, MAX_FOLDERS, relative, sizeof relative, &named);
     void *dl = NULL;
     const gp__backend *be = NULL;
     /* A file that does not load, or loads but is no plugin of this ABI, is passed over for the
@@ -170,7 +186,8 @@ static void load_backend(size_t which)
         size_t used = strlen(tried);
         snprintf(tried + used, sizeof tried - used, "%s%s", used ? ", " : "", folders[i]);
         if (access(path, F_OK) != 0) continue;
-        be = open_plugin(path, name, &dl, why, sizeof why);
+        if (i >= named || plugin_trusted(folders[i], path, why, sizeof why))
+            be = open_plugin(path, name, &dl, why, sizeof why);
         if (!be) {
             gp__debug("load", "%s: passed over: %s", name, why);
             used = strlen(passed);

@@ -5,10 +5,13 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 struct gp__trace_rec {
     gp__trace_token *next;
@@ -72,11 +75,33 @@ static void finish(void)
     pthread_mutex_unlock(&lock);
 }
 
+/* The trace file, created or emptied; never through a symbolic link (which could point at
+ * another file of the user's to overwrite), nor anything but a regular file; NULL after one
+ * message. */
+static FILE *open_output(const char *path)
+{
+    struct stat st;
+    const char *why = NULL;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
+    if (fd < 0 && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+        why = "it is a symbolic link, which is never followed: name the file itself";
+    else if (fd < 0)
+        why = strerror(errno);
+    else if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        why = "it is not a regular file";
+    FILE *f = why ? NULL : fdopen(fd, "w");
+    if (!f && !why) why = strerror(errno);
+    if (why) {
+        fprintf(stderr, "GPUPORT_TRACE: cannot open %s for writing: %s; tracing is off\n", path, why);
+        if (fd >= 0) close(fd);
+    }
+    return f;
+}
+
 static void open_trace(void)
 {
     const char *path = getenv("GPUPORT_TRACE");
-    if (path && *path && !(out = fopen(path, "w")))
-        fprintf(stderr, "GPUPORT_TRACE: cannot open %s for writing: %s; tracing is off\n", path, strerror(errno));
+    if (path && *path) out = open_output(path);
     /* Registered after the plugins' runtimes have started, so it runs before their own exit
      * handlers; a library destructor would run after theirs (plugins are loaded later). */
     if (out && atexit(finish) != 0) {
