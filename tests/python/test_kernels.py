@@ -13,7 +13,7 @@ def test_elementwise_and_reduction_kernels(dev):
     gx, gy = gp.asarray(x, device=dev), gp.asarray(y, device=dev)
     k = gp.ElementwiseKernel("a * x + y", nin=2, device=dev)
     assert np.allclose(k(gx, gy, a=0.5).get(), 0.5 * x + y, rtol=1e-6)
-    out = gp.empty(1001, device=dev)
+    out = gp.empty(1001, np.float32, device=dev)
     assert k(gx, gy, a=2, out=out) is out
     dot = gp.ReductionKernel("x * y", "a + b", "0", [np.float32, np.float32], device=dev)
     want = np.dot(x.astype(np.float64), y.astype(np.float64))
@@ -42,9 +42,13 @@ def test_errors_carry_status_and_message(dev):
     assert e.value.status == gp.GP_ERROR_BUILD_FAILED and e.value.name == "GP_ERROR_BUILD_FAILED"
     assert "undefined_name" in e.value.message
     k = gp.Program("GP_KERNEL void f(GP_GLOBAL float *x, uint n) { GP_FOR(i, n) x[i] = 1; }", device=dev).kernel("f")
-    x = gp.zeros(4, device=dev)
+    x = gp.zeros(4, np.float32, device=dev)
     with pytest.raises(TypeError):
         k(x, global_size=4)  # one argument short
+    with pytest.raises(TypeError, match="points to float, but the array holds int64"):
+        k(gp.zeros(4, np.int64, device=dev), 4, global_size=4)
+    with pytest.raises(ValueError, match="view that starts 1 elements"):
+        k(x[1:], 3, global_size=3)
     with pytest.raises(TypeError):
         k(4, x, global_size=4)  # a value for a buffer
     with pytest.raises(OverflowError):
@@ -58,8 +62,8 @@ def test_errors_carry_status_and_message(dev):
     with pytest.raises(gp.GpuportError) as e:
         gp.device("opencl:99")
     assert e.value.status == gp.GP_ERROR_NOT_FOUND and "opencl:99" in e.value.message
-    with pytest.raises(ValueError):
-        gp.asarray([1.0, 2.0], device=dev) + gp.asarray([1.0], device=dev)
+    with pytest.raises(ValueError, match=r"could not be broadcast together with shapes \(2,\) \(3,\)"):
+        gp.asarray([1.0, 2.0], device=dev) + gp.asarray([1.0, 2.0, 3.0], device=dev)
     with pytest.raises(TypeError):
         gp.asarray(np.zeros(3, np.float16), device=dev)
     with pytest.raises(ValueError):
@@ -84,7 +88,7 @@ def test_lifetimes(dev):
     k = p.kernel("f")
     del p
     gc.collect()
-    z = gp.zeros(1, device=dev)
+    z = gp.zeros(1, np.float32, device=dev)
     k(z, global_size=1)
     assert z.get()[0] == 3
     assert dev is gp.device(dev.spec) and dev in gp.devices()

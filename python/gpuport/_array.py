@@ -1,0 +1,641 @@
+"""gpuport.Array: an n-dimensional view (shape, strides, offset) of elements in a device buffer,
+with NumPy's indexing and operators, and the functions that make arrays."""
+import ctypes
+import math
+import numbers
+import operator
+
+import numpy as np
+
+from ._device import Device, _handle_out, _stream, device as _device
+from ._ffi import CONSTANTS as _C, RECORDS as _R, check as _check, lib as _lib
+
+# The element types an array may hold, with their names in the kernel dialect.
+CTYPES = {np.dtype(np.bool_): "uchar", np.dtype(np.int8): "char", np.dtype(np.uint8): "uchar",
+          np.dtype(np.int16): "short", np.dtype(np.uint16): "ushort", np.dtype(np.int32): "int",
+          np.dtype(np.uint32): "uint", np.dtype(np.int64): "long", np.dtype(np.uint64): "ulong",
+          np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
+# ... and those the C primitives (gp_map, gp_reduce, gp_scan, gp_gemm) take, as gp_type.
+GP_TYPES = {np.dtype(np.float32): _C["GP_F32"], np.dtype(np.float64): _C["GP_F64"], np.dtype(np.int32): _C["GP_I32"],
+            np.dtype(np.uint32): _C["GP_U32"], np.dtype(np.int64): _C["GP_I64"], np.dtype(np.uint64): _C["GP_U64"]}
+MAX_BYTES = (1 << 63) - 1
+
+
+def check_dtype(dtype):
+    dtype = np.dtype(dtype)
+    if dtype not in CTYPES:
+        raise TypeError("gpuport: arrays of %s are not supported (bool, int8, uint8, int16, uint16, int32, uint32, "
+                        "int64, uint64, float32, float64)" % dtype)
+    return dtype
+
+
+def _shape(shape):
+    if isinstance(shape, numbers.Integral) or (hasattr(shape, "__index__") and not isinstance(shape, (tuple, list))):
+        shape = (shape,)
+    try:
+        shape = tuple(operator.index(s) for s in shape)
+    except TypeError:
+        raise TypeError("gpuport: a shape is an integer or a tuple of integers, not %r" % (shape,)) from None
+    if any(s < 0 for s in shape):
+        raise ValueError("gpuport: negative dimensions are not allowed: %s" % (shape,))
+    return shape
+
+
+def c_strides(shape):
+    st, acc = [], 1
+    for s in reversed(shape):
+        st.append(acc)
+        acc *= s
+    return tuple(reversed(st))
+
+
+class Array:
+    """Elements of one dtype on one device: a view (shape, strides and offset, in elements) of a
+    gpuport buffer, as a NumPy array is of its memory. Slicing, .T, reshape of a contiguous array
+    and ravel make views that share the buffer; operators broadcast as NumPy's do and run as
+    kernels on the device. get() (or numpy.asarray(array)) copies it to a NumPy array."""
+
+    __array_ufunc__ = None  # numpy_array + gpuport_array runs here (__radd__), not in NumPy
+
+    def __init__(self, shape, dtype=np.float32, device=None, _buffer=None, _base=None, _strides=None, _offset=0):
+        self.dtype = check_dtype(dtype)
+        self.shape = _shape(shape)
+        self.size = math.prod(self.shape)
+        self.nbytes = self.size * self.dtype.itemsize
+        if self.nbytes > MAX_BYTES:
+            raise ValueError("gpuport: an array of shape %s and dtype %s would have %d bytes, more than 2^63 - 1"
+                             % (self.shape, self.dtype, self.nbytes))
+        self.device = _device(device)
+        self._base = _base  # what keeps the buffer alive: the array viewed, or another library's object
+        self._st = tuple(_strides) if _strides is not None else c_strides(self.shape)
+        self._off = _offset
+        self._owned = _buffer is None
+        self._buf = _buffer if _buffer is not None else _handle_out(
+            _lib.gp_buffer_create, self.device._h, _C["GP_MEMORY_DEVICE"], max(self.nbytes, 1))
+
+    def __del__(self, _destroy=_lib.gp_buffer_destroy):
+        # The destroy function is bound at definition: when Python exits, globals may be gone.
+        if getattr(self, "_owned", False) and getattr(self, "_buf", None):
+            _destroy(self._buf)  # safe while work is queued: it finishes first
+            self._buf = None
+
+    ndim = property(lambda self: len(self.shape))
+    itemsize = property(lambda self: self.dtype.itemsize)
+    strides = property(lambda self: tuple(s * self.dtype.itemsize for s in self._st))
+    T = property(lambda self: self.transpose())
+    mT = property(lambda self: self.swapaxes(-1, -2))
+
+    @property
+    def contiguous(self):
+        """True when the elements lie in C order, one after another (a view can, or not)."""
+        return all(s == c for s, c, n in zip(self._st, c_strides(self.shape), self.shape) if n > 1)
+
+    def _view(self, shape, strides, offset):
+        return Array(shape, self.dtype, self.device, _buffer=self._buf, _base=self, _strides=strides, _offset=offset)
+
+    # ---- to and from the host ----------------------------------------------------------------
+
+    def get(self, stream=None, out=None):
+        """The elements, copied into a new NumPy array (waits for the stream's work)."""
+        src = self if self.contiguous else self.copy()
+        host = np.empty(self.shape, self.dtype) if out is None else out
+        if host.shape != self.shape or host.dtype != self.dtype or not host.flags.c_contiguous:
+            raise ValueError("gpuport: out must be a C-contiguous %s array of shape %s" % (self.dtype, self.shape))
+        if self.nbytes:
+            _check(_lib.gp_buffer_read(_stream(stream), src._buf, src._off * self.itemsize, host.ctypes.data,
+                                       self.nbytes))
+        return host
+
+    def set(self, values, stream=None):
+        """Copies values (anything NumPy broadcasts to this shape) into the array, in place."""
+        self[...] = values
+        return self
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.get()
+        return a if dtype is None else a.astype(dtype)
+
+    def item(self):
+        if self.size != 1:
+            raise ValueError("gpuport: can only convert an array of size 1 to a Python scalar")
+        return self.get().item()
+
+    def tolist(self):
+        return self.get().tolist()
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __complex__(self):
+        return complex(self.item())
+
+    def __index__(self):
+        if self.dtype.kind not in "iub":
+            raise TypeError("gpuport: only integer arrays can be used as an index")
+        return operator.index(self.item())
+
+    def __bool__(self):
+        if self.size != 1:
+            raise ValueError("gpuport: the truth value of an array with more than one element is ambiguous; "
+                             "use a.any() or a.all()")
+        return bool(self.item())
+
+    def __format__(self, spec):
+        return format(self.get()[()] if self.ndim == 0 else self.get(), spec)
+
+    def __repr__(self):
+        return repr(self.get())
+
+    def __str__(self):
+        return str(self.get())
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of a 0-d array")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
+
+    # ---- copies, devices and types ----------------------------------------------------------
+
+    def copy(self, stream=None):
+        """A new C-ordered array with the same elements, on the same device."""
+        out = Array(self.shape, self.dtype, self.device)
+        if self.contiguous:
+            if self.nbytes:
+                _check(_lib.gp_buffer_copy(_stream(stream), out._buf, 0, self._buf, self._off * self.itemsize,
+                                           self.nbytes))
+            return out
+        return ew.assign(out, self, stream)
+
+    def to(self, dev, stream=None):
+        """A copy of the array on another device (of any backend), or on this one."""
+        dev = _device(dev)
+        src = self if self.contiguous else self.copy(stream)
+        out = Array(self.shape, self.dtype, dev)
+        if self.nbytes:
+            _check(_lib.gp_buffer_copy(_stream(stream), out._buf, 0, src._buf, src._off * self.itemsize,
+                                       self.nbytes))
+        return out
+
+    def astype(self, dtype, copy=True):
+        dtype = check_dtype(dtype)
+        if dtype == self.dtype and not copy:
+            return self
+        return ew.assign(Array(self.shape, dtype, self.device), self)
+
+    def fill(self, value, stream=None):
+        """Sets every element to value (converted as NumPy converts it to this dtype)."""
+        ew.assign(self, value, stream)
+        return self
+
+    # ---- shape -------------------------------------------------------------------------------
+
+    def reshape(self, *shape, order="C"):
+        if order != "C":
+            raise ValueError("gpuport: reshape supports order='C' only")
+        shape = list(shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape)
+        shape = [operator.index(s) for s in shape]
+        if shape.count(-1) > 1:
+            raise ValueError("gpuport: can only specify one unknown dimension")
+        if -1 in shape:
+            rest = math.prod(s for s in shape if s != -1)
+            if rest == 0 or self.size % rest:
+                raise ValueError("gpuport: cannot reshape an array of size %d into shape %s" % (self.size,
+                                                                                            tuple(shape)))
+            shape[shape.index(-1)] = self.size // rest
+        if math.prod(shape) != self.size or any(s < 0 for s in shape):
+            raise ValueError("gpuport: cannot reshape an array of size %d into shape %s" % (self.size, tuple(shape)))
+        src = self if self.contiguous else self.copy()
+        return src._view(tuple(shape), c_strides(shape), src._off)
+
+    def ravel(self):
+        return self.reshape(self.size)
+
+    def flatten(self):
+        return self.copy().reshape(self.size)
+
+    def transpose(self, *axes):
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+            axes = axes[0]
+        axes = [normalize_axis(a, self.ndim) for a in axes] if axes else list(range(self.ndim))[::-1]
+        if sorted(axes) != list(range(self.ndim)):
+            raise ValueError("gpuport: axes %s are not a permutation of the array's %d dimensions" % (axes, self.ndim))
+        return self._view([self.shape[a] for a in axes], [self._st[a] for a in axes], self._off)
+
+    def swapaxes(self, a, b):
+        axes = list(range(self.ndim))
+        a, b = normalize_axis(a, self.ndim), normalize_axis(b, self.ndim)
+        axes[a], axes[b] = axes[b], axes[a]
+        return self.transpose(axes)
+
+    def squeeze(self, axis=None):
+        axes = range(self.ndim) if axis is None else [normalize_axis(a, self.ndim) for a in
+                                                       (axis if isinstance(axis, tuple) else (axis,))]
+        if any(self.shape[a] != 1 for a in axes if axis is not None):
+            raise ValueError("gpuport: cannot squeeze an axis whose length is not 1")
+        keep = [d for d in range(self.ndim) if not (d in axes and self.shape[d] == 1)]
+        return self._view([self.shape[d] for d in keep], [self._st[d] for d in keep], self._off)
+
+    def broadcast_to(self, shape):
+        shape = _shape(shape)
+        lead = len(shape) - self.ndim
+        if lead < 0:
+            raise ValueError("gpuport: cannot broadcast shape %s to %s" % (self.shape, shape))
+        st = [0] * lead
+        for s, n, want in zip(self._st, self.shape, shape[lead:]):
+            if n != want and n != 1:
+                raise ValueError("gpuport: operands could not be broadcast together with shapes %s and %s"
+                                 % (self.shape, shape))
+            st.append(s if n == want else 0)
+        return self._view(shape, st, self._off)
+
+    # ---- indexing ----------------------------------------------------------------------------
+
+    def _index(self, key):
+        key = key if isinstance(key, tuple) else (key,)
+        for k in key:
+            if isinstance(k, (Array, np.ndarray, list)) or isinstance(k, (bool, np.bool_)):
+                raise IndexError("gpuport: only basic indexing (integers, slices, ..., None) is supported; index "
+                                 "arrays and boolean masks are not (use gp.where for masks)")
+        real = [k for k in key if k is not None and k is not Ellipsis]
+        if len(real) > self.ndim:
+            raise IndexError("gpuport: too many indices for an array of %d dimensions: %d were given"
+                             % (self.ndim, len(real)))
+        if sum(k is Ellipsis for k in key) > 1:
+            raise IndexError("gpuport: an index can only have a single ellipsis ('...')")
+        if Ellipsis not in key:
+            key = key + (Ellipsis,)
+        shape, st, off, dim = [], [], self._off, 0
+        for k in key:
+            if k is None:
+                shape.append(1)
+                st.append(0)
+            elif k is Ellipsis:
+                for _ in range(self.ndim - len(real)):
+                    shape.append(self.shape[dim])
+                    st.append(self._st[dim])
+                    dim += 1
+            elif isinstance(k, slice):
+                start, stop, step = k.indices(self.shape[dim])
+                n = len(range(start, stop, step))
+                off += start * self._st[dim] if n else 0
+                shape.append(n)
+                st.append(self._st[dim] * step)
+                dim += 1
+            else:
+                try:
+                    i = operator.index(k)
+                except TypeError:
+                    raise IndexError("gpuport: %r is not a valid index (integers, slices, ..., None)" % (k,)) from None
+                n = self.shape[dim]
+                if not -n <= i < n:
+                    raise IndexError("gpuport: index %d is out of bounds for axis %d with size %d" % (i, dim, n))
+                off += (i + n if i < 0 else i) * self._st[dim]
+                dim += 1
+        return self._view(shape, st, off)
+
+    def __getitem__(self, key):
+        return self._index(key)
+
+    def __setitem__(self, key, value):
+        ew.assign(self._index(key), value)
+
+    # ---- operators (ufuncs in _elementwise) -----------------------------------------------------
+
+    def __add__(self, o): return ew.add(self, o)
+    def __radd__(self, o): return ew.add(o, self)
+    def __sub__(self, o): return ew.subtract(self, o)
+    def __rsub__(self, o): return ew.subtract(o, self)
+    def __mul__(self, o): return ew.multiply(self, o)
+    def __rmul__(self, o): return ew.multiply(o, self)
+    def __truediv__(self, o): return ew.true_divide(self, o)
+    def __rtruediv__(self, o): return ew.true_divide(o, self)
+    def __floordiv__(self, o): return ew.floor_divide(self, o)
+    def __rfloordiv__(self, o): return ew.floor_divide(o, self)
+    def __mod__(self, o): return ew.remainder(self, o)
+    def __rmod__(self, o): return ew.remainder(o, self)
+    def __pow__(self, o): return ew.power(self, o)
+    def __rpow__(self, o): return ew.power(o, self)
+    def __and__(self, o): return ew.bitwise_and(self, o)
+    def __rand__(self, o): return ew.bitwise_and(o, self)
+    def __or__(self, o): return ew.bitwise_or(self, o)
+    def __ror__(self, o): return ew.bitwise_or(o, self)
+    def __xor__(self, o): return ew.bitwise_xor(self, o)
+    def __rxor__(self, o): return ew.bitwise_xor(o, self)
+    def __lt__(self, o): return ew.less(self, o)
+    def __le__(self, o): return ew.less_equal(self, o)
+    def __gt__(self, o): return ew.greater(self, o)
+    def __ge__(self, o): return ew.greater_equal(self, o)
+    def __eq__(self, o): return ew.equal(self, o)
+    def __ne__(self, o): return ew.not_equal(self, o)
+    def __neg__(self): return ew.negative(self)
+    def __pos__(self): return ew.positive(self)
+    def __abs__(self): return ew.absolute(self)
+    def __invert__(self): return ew.invert(self)
+    def __matmul__(self, o): return matmul(self, o)
+    def __rmatmul__(self, o): return matmul(o, self)
+    __hash__ = None
+
+    def __iadd__(self, o): return ew.add(self, o, out=self)
+    def __isub__(self, o): return ew.subtract(self, o, out=self)
+    def __imul__(self, o): return ew.multiply(self, o, out=self)
+    def __itruediv__(self, o): return ew.true_divide(self, o, out=self)
+    def __ifloordiv__(self, o): return ew.floor_divide(self, o, out=self)
+    def __imod__(self, o): return ew.remainder(self, o, out=self)
+    def __ipow__(self, o): return ew.power(self, o, out=self)
+    def __iand__(self, o): return ew.bitwise_and(self, o, out=self)
+    def __ior__(self, o): return ew.bitwise_or(self, o, out=self)
+    def __ixor__(self, o): return ew.bitwise_xor(self, o, out=self)
+
+    # ---- reductions (in _reduction) --------------------------------------------------------------
+
+    def sum(self, axis=None, dtype=None, keepdims=False): return red.sum(self, axis, dtype, keepdims=keepdims)
+    def prod(self, axis=None, dtype=None, keepdims=False): return red.prod(self, axis, dtype, keepdims=keepdims)
+    def min(self, axis=None, keepdims=False): return red.min(self, axis, keepdims=keepdims)
+    def max(self, axis=None, keepdims=False): return red.max(self, axis, keepdims=keepdims)
+    def mean(self, axis=None, dtype=None, keepdims=False): return red.mean(self, axis, dtype, keepdims=keepdims)
+    def var(self, axis=None, dtype=None, ddof=0, keepdims=False): return red.var(self, axis, dtype, ddof=ddof,
+                                                                                 keepdims=keepdims)
+    def std(self, axis=None, dtype=None, ddof=0, keepdims=False): return red.std(self, axis, dtype, ddof=ddof,
+                                                                                 keepdims=keepdims)
+    def argmin(self, axis=None, keepdims=False): return red.argmin(self, axis, keepdims=keepdims)
+    def argmax(self, axis=None, keepdims=False): return red.argmax(self, axis, keepdims=keepdims)
+    def any(self, axis=None, keepdims=False): return red.any(self, axis, keepdims=keepdims)
+    def all(self, axis=None, keepdims=False): return red.all(self, axis, keepdims=keepdims)
+    def dot(self, other): return dot(self, other)
+    def clip(self, a_min=None, a_max=None): return ew.clip(self, a_min, a_max)
+
+    # ---- other libraries ---------------------------------------------------------------------
+
+    @property
+    def __cuda_array_interface__(self):
+        """The array's device memory for CuPy, Numba, PyTorch (CUDA devices only)."""
+        if self.device.backend != "cuda":
+            raise AttributeError("gpuport: __cuda_array_interface__ is for arrays of CUDA devices; this one is on %s"
+                                 % self.device.spec)
+        native = _R["gp_native_buffer"]()
+        _check(_lib.gp_buffer_get_native(self._buf, ctypes.byref(native)))
+        return {"shape": self.shape, "typestr": self.dtype.str, "strides": self.strides,
+                "data": ((native.device_ptr or 0) + self._off * self.itemsize, False),
+                "version": 3, "stream": 1}  # 1: the legacy default stream, gpuport's default
+
+
+def normalize_axis(axis, ndim):
+    a = operator.index(axis)
+    if not -ndim <= a < max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
+        raise getattr(np, "exceptions", np).AxisError(a, ndim)
+    return a + ndim if a < 0 else a
+
+
+class _Borrowed:
+    """Keeps a wrapped buffer's gpuport handle and its owner (another library's array) together."""
+
+    def __init__(self, buf, owner):
+        self.buf, self.owner = buf, owner
+
+    def __del__(self, _destroy=_lib.gp_buffer_destroy):
+        _destroy(self.buf)
+
+
+# ---- making arrays ---------------------------------------------------------------------------
+
+def _upload(host, dev, stream=None):
+    host = host if host.flags.c_contiguous else host.copy()  # (ascontiguousarray makes a 0-d array 1-d)
+    out = Array(host.shape, host.dtype, dev)
+    if out.nbytes:
+        _check(_lib.gp_buffer_write(_stream(stream), out._buf, 0, host.ctypes.data, out.nbytes))
+    return out
+
+
+def _host_dtype(host, dtype):
+    return check_dtype(host.dtype if dtype is None else dtype)
+
+
+def asarray(obj, dtype=None, device=None, stream=None):
+    """obj as an Array on the device (default: the current one): the array itself when it is one
+    there with that dtype; a copy on the device for an array of another device; memory of another
+    CUDA library (__cuda_array_interface__: CuPy, Numba, PyTorch) wrapped in place on a CUDA
+    device; anything else through NumPy, copied."""
+    dev = _device(device)
+    if isinstance(obj, Array):
+        out = obj if obj.device is dev else obj.to(dev, stream)
+        return out if dtype is None else out.astype(dtype, copy=False)
+    cai = getattr(obj, "__cuda_array_interface__", None)
+    if cai is not None:
+        return _wrap_cuda(obj, cai, dtype, dev)
+    host = np.asarray(obj)
+    return _upload(host.astype(_host_dtype(host, dtype), copy=False), dev, stream)
+
+
+def array(obj, dtype=None, copy=True, device=None, ndmin=0):
+    """A new array from obj (NumPy's np.array): a copy unless copy=False allows the same array."""
+    out = asarray(obj, dtype, device)
+    if copy and out is obj:
+        out = out.copy()
+    while out.ndim < ndmin:
+        out = out[None]
+    return out
+
+
+def asnumpy(a, stream=None, out=None):
+    """a as a NumPy array: copied from the device for a gpuport array, np.asarray(a) otherwise."""
+    return a.get(stream, out) if isinstance(a, Array) else np.asarray(a)
+
+
+def ascontiguousarray(a, dtype=None):
+    a = asarray(a, dtype)
+    return a if a.contiguous else a.copy()
+
+
+def _wrap_cuda(obj, cai, dtype, dev):
+    if dev.backend != "cuda":
+        raise ValueError("gpuport: an object with __cuda_array_interface__ can be used only on a CUDA device, not %s"
+                         % dev.spec)
+    typestr, shape = np.dtype(cai["typestr"]), tuple(cai["shape"])
+    if dtype is not None and np.dtype(dtype) != typestr:
+        raise TypeError("gpuport: the object holds %s, not %s" % (typestr, np.dtype(dtype)))
+    strides = cai.get("strides")
+    if strides is not None and tuple(strides) != tuple(np.empty(shape, typestr).strides):
+        raise ValueError("gpuport: only C-contiguous memory can be wrapped (the object has strides %s)"
+                         % (tuple(strides),))
+    native = _R["gp_native_buffer"]()
+    native.backend = _C["GP_BACKEND_CUDA"]
+    native.device_ptr = cai["data"][0]
+    native.bytes = math.prod(shape) * typestr.itemsize
+    if native.bytes == 0:
+        return Array(shape, typestr, dev)
+    buf = _handle_out(_lib.gp_buffer_wrap, dev._h, ctypes.byref(native), _C["GP_BORROW"])
+    return Array(shape, typestr, dev, _buffer=buf, _base=_Borrowed(buf, obj))
+
+
+def empty(shape, dtype=np.float64, device=None):
+    return Array(shape, dtype, device)
+
+
+def zeros(shape, dtype=np.float64, device=None):
+    return Array(shape, dtype, device).fill(0)
+
+
+def ones(shape, dtype=np.float64, device=None):
+    return Array(shape, dtype, device).fill(1)
+
+
+def full(shape, fill_value, dtype=None, device=None):
+    if dtype is None:
+        dtype = fill_value.dtype if isinstance(fill_value, Array) else np.asarray(fill_value).dtype
+    return Array(shape, dtype, device).fill(fill_value)
+
+
+def _like(a, dtype, shape):
+    return (a.shape if shape is None else shape), (a.dtype if dtype is None else dtype), \
+        (a.device if isinstance(a, Array) else None)
+
+
+def empty_like(a, dtype=None, shape=None):
+    return empty(*_like(a, dtype, shape))
+
+
+def zeros_like(a, dtype=None, shape=None):
+    return zeros(*_like(a, dtype, shape))
+
+
+def ones_like(a, dtype=None, shape=None):
+    return ones(*_like(a, dtype, shape))
+
+
+def full_like(a, fill_value, dtype=None, shape=None):
+    shape, dtype, dev = _like(a, dtype, shape)
+    return full(shape, fill_value, dtype, dev)
+
+
+def arange(start, stop=None, step=1, dtype=None, device=None):
+    """Evenly spaced values in [start, stop), computed on the device as start + i * step."""
+    if stop is None:
+        start, stop = 0, start
+    if step == 0:
+        raise ZeroDivisionError("gpuport.arange: step is 0")
+    dtype = check_dtype(dtype if dtype is not None else np.result_type(start, stop, step))
+    n = max(0, math.ceil((stop - start) / step))
+    out = Array(n, dtype, device)
+    if dtype.kind in "iu":
+        return ew.generate(out, "(%s)(s0 + (long)i * s1)" % CTYPES[dtype], [(int(start), "long"), (int(step), "long")])
+    return ew.generate(out, "(%s)(s0 + (double)i * s1)" % CTYPES[dtype], [(float(start), "double"),
+                                                                           (float(step), "double")])
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, device=None):
+    """num values from start to stop (included with endpoint), computed on the device."""
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError("gpuport.linspace: num must be non-negative, not %d" % num)
+    div = (num - 1) if endpoint else num
+    step = (stop - start) / div if div > 0 else float("nan")
+    dtype = check_dtype(dtype if dtype is not None else np.result_type(float(start), float(stop)))
+    out = Array(num, dtype, device)
+    if dtype.kind in "iu":
+        expr = "(%s)floor(s0 + (double)i * s1)"
+    else:
+        expr = "(%s)(i == s2 ? s3 : s0 + (double)i * s1)"
+    ew.generate(out, expr % CTYPES[dtype], [(float(start), "double"), (0.0 if div <= 0 else float(step), "double"),
+                                            (num - 1 if endpoint and num > 1 else -1, "long"), (float(stop), "double")])
+    return (out, step) if retstep else out
+
+
+def eye(N, M=None, k=0, dtype=np.float64, device=None):
+    M = N if M is None else M
+    out = Array((N, M), dtype, device)
+    return ew.generate(out, "(%s)((long)(i %% s0) - (long)(i / s0) == s1)" % CTYPES[out.dtype],
+                       [(max(M, 1), "long"), (int(k), "long")])
+
+
+def identity(n, dtype=np.float64, device=None):
+    return eye(n, dtype=dtype, device=device)
+
+
+# ---- products ---------------------------------------------------------------------------------
+
+def matmul(a, b, out=None, impl="auto", stream=None):
+    """a @ b as NumPy's matmul: 2D float32 or float64 through gp_gemm (gpuport's kernel, the
+    vendor's library, or for "auto" GPUPORT_GEMM's choice); vectors, stacks and other dtypes
+    through a kernel of their own."""
+    a, b = ew.operands(a, b)
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError("gpuport.matmul: operands must have at least one dimension, not a scalar")
+    a2 = a[None, :] if a.ndim == 1 else a
+    b2 = b[:, None] if b.ndim == 1 else b
+    if a2.shape[-1] != b2.shape[-2]:
+        raise ValueError("gpuport.matmul: shapes %s and %s do not multiply (%d != %d)" % (a.shape, b.shape,
+                                                                                        a2.shape[-1], b2.shape[-2]))
+    dtype = np.result_type(a.dtype, b.dtype)
+    if a2.ndim == 2 and b2.ndim == 2 and dtype in (np.float32, np.float64):
+        r = _gemm(a2.astype(dtype, copy=False), b2.astype(dtype, copy=False), impl, stream)
+    else:
+        r = ew.matmul_kernel(a2, b2, dtype)
+    if a.ndim == 1:
+        r = r[..., 0, :]
+    if b.ndim == 1:
+        r = r[..., 0]
+    if out is not None:
+        out[...] = r
+        return out
+    return r
+
+
+def _gemm(a, b, impl, stream):
+    impls = {"auto": "GP_GEMM_AUTO", "gpuport": "GP_GEMM_GPUPORT", "vendor": "GP_GEMM_VENDOR"}
+    if impl not in impls:
+        raise ValueError("gpuport.matmul: impl %r is not auto, gpuport or vendor" % (impl,))
+    m, k, n = a.shape[0], a.shape[1], b.shape[1]
+    out = Array((m, n), a.dtype, a.device)
+    if out.size == 0:
+        return out
+    if k == 0:
+        return out.fill(0)
+    args = []
+    for x in (a, b):  # row-major as it is, or its transpose's storage (a .T view), or a copy
+        if x.contiguous or x.shape[0] == 1 and x._st[1] == 1:
+            args += [_C["GP_NO_TRANS"], x, max(x._st[0], x.shape[1], 1)]
+        elif x._st[0] == 1 and x._st[1] >= x.shape[0]:
+            args += [_C["GP_TRANS"], x, x._st[1]]
+        else:
+            x = x.copy()
+            args += [_C["GP_NO_TRANS"], x, max(x.shape[1], 1)]
+    view = _R["gp_view"]
+    _check(_lib.gp_gemm(_stream(stream), _C[impls[impl]], GP_TYPES[a.dtype], _C["GP_ROW_MAJOR"], args[0], args[3],
+                        m, n, k, 1.0, view(args[1]._buf, args[1]._off), args[2], view(args[4]._buf, args[4]._off),
+                        args[5], 0.0, view(out._buf, 0), max(n, 1)))
+    return out
+
+
+def dot(a, b, out=None):
+    """NumPy's dot: the sum of products for vectors, matmul for matrices, a product with a scalar."""
+    a, b = ew.operands(a, b)
+    if not isinstance(a, Array) or not isinstance(b, Array) or a.ndim == 0 or b.ndim == 0:
+        return ew.multiply(a, b, out=out)
+    if b.ndim > 2:
+        raise ValueError("gpuport.dot: the second operand has %d dimensions; use matmul for stacks" % b.ndim)
+    return matmul(a, b, out=out)
+
+
+def vdot(a, b):
+    return dot(ew.operands(a)[0].ravel(), ew.operands(b)[0].ravel())
+
+
+def inner(a, b):
+    return dot(a, b) if ew.operands(a)[0].ndim <= 1 else matmul(a, ew.operands(b)[0].T)
+
+
+def outer(a, b):
+    a, b = ew.operands(a, b)
+    return ew.multiply(a.ravel()[:, None], b.ravel()[None, :])
+
+
+from . import _elementwise as ew  # noqa: E402  (they build on Array)
+from . import _reduction as red  # noqa: E402
