@@ -305,9 +305,13 @@ _LOOP_IN = {"less", "less_equal", "greater", "greater_equal", "equal", "not_equa
 
 def ufunc(name, *xs, out=None, stream=None):
     xs = operands(*xs)
-    if not any(isinstance(x, Array) for x in xs):
-        raise TypeError("gpuport.%s: needs at least one gpuport array (use gpuport.asarray)" % name)
     np_ufunc = getattr(np, "divide" if name == "true_divide" else name)
+    if not any(isinstance(x, Array) for x in xs):  # scalars only: a 0-d array of NumPy's answer
+        for x in xs:
+            if not isinstance(x, (numbers.Number, np.generic)):
+                raise TypeError("gpuport.%s: takes arrays and numbers, not %s" % (name, type(x).__name__))
+        with np.errstate(all="ignore"):
+            return asarray(np.asarray(np_ufunc(*xs)), device=out.device if out is not None else None)
     with np.errstate(all="ignore"):
         res = _fix(np_ufunc(*[_dummy(x) for x in xs]).dtype)
         loop = _fix(np.result_type(*[_dummy(x) for x in xs])) if name in _LOOP_IN else res
