@@ -49,6 +49,70 @@ def c_strides(shape):
     return tuple(reversed(st))
 
 
+class _Pool:
+    """Device memory of arrays that are gone, kept for the next array of the same rounded size on
+    that device, as CuPy's memory pool keeps it: freeing device memory waits for the device
+    (cuMemFree does), which would stall a loop of small operations at every temporary. Only
+    memory used on its device's default stream comes back here: work on that stream runs in
+    order, so the next array's work runs after the last one's. At most a quarter of the device's
+    memory (and 2 GiB) is kept; gp.free_memory() gives it back."""
+
+    def __init__(self):
+        self.free, self.kept = {}, {}
+
+    @staticmethod
+    def size(nbytes):
+        return -(-max(nbytes, 1) // 512) * 512
+
+    def take(self, dev, nbytes):
+        size = self.size(nbytes)
+        handles = self.free.get((dev.spec, size))
+        if handles:
+            self.kept[dev.spec] -= size
+            return handles.pop()
+        h = ctypes.c_void_p()
+        status = _lib.gp_buffer_create(dev._h, _C["GP_MEMORY_DEVICE"], size, ctypes.byref(h))
+        if status == _C["GP_ERROR_OUT_OF_DEVICE_MEMORY"] and self.kept.get(dev.spec):
+            self.release(dev)
+            status = _lib.gp_buffer_create(dev._h, _C["GP_MEMORY_DEVICE"], size, ctypes.byref(h))
+        _check(status)
+        return h
+
+    def give(self, dev, nbytes, handle, destroy):
+        size = self.size(nbytes)
+        limit = min(dev.info["global_mem_bytes"] // 4, 2 << 30)
+        if self.kept.get(dev.spec, 0) + size > limit:
+            destroy(handle)
+            return
+        self.free.setdefault((dev.spec, size), []).append(handle)
+        self.kept[dev.spec] = self.kept.get(dev.spec, 0) + size
+
+    def release(self, dev=None):
+        for (spec, size), handles in list(self.free.items()):
+            if dev is None or spec == dev.spec:
+                for h in handles:
+                    _lib.gp_buffer_destroy(h)
+                del self.free[(spec, size)]
+                self.kept[spec] = 0
+
+
+_pool = _Pool()
+
+
+def free_memory(device=None):
+    """Gives the memory of arrays that are gone, which gpuport keeps for reuse, back to the
+    device (every device for None)."""
+    _pool.release(None if device is None else _device(device))
+
+
+def off_default_stream(*arrays):
+    """Marks the memory of arrays used on a stream of their own: it is not reused after them."""
+    for a in arrays:
+        while isinstance(a, Array):
+            a._pool_ok = False
+            a = a._base
+
+
 class Array:
     """Elements of one dtype on one device: a view (shape, strides and offset, in elements) of a
     gpuport buffer, as a NumPy array is of its memory. Slicing, .T, reshape of a contiguous array
@@ -70,13 +134,16 @@ class Array:
         self._st = tuple(_strides) if _strides is not None else c_strides(self.shape)
         self._off = _offset
         self._owned = _buffer is None
-        self._buf = _buffer if _buffer is not None else _handle_out(
-            _lib.gp_buffer_create, self.device._h, _C["GP_MEMORY_DEVICE"], max(self.nbytes, 1))
+        self._pool_ok = True
+        self._buf = _buffer if _buffer is not None else _pool.take(self.device, self.nbytes)
 
-    def __del__(self, _destroy=_lib.gp_buffer_destroy):
-        # The destroy function is bound at definition: when Python exits, globals may be gone.
+    def __del__(self, _destroy=_lib.gp_buffer_destroy, _pool=_pool):
+        # Bound at definition: when Python exits, module globals may already be gone.
         if getattr(self, "_owned", False) and getattr(self, "_buf", None):
-            _destroy(self._buf)  # safe while work is queued: it finishes first
+            if self._pool_ok:
+                _pool.give(self.device, self.nbytes, self._buf, _destroy)
+            else:
+                _destroy(self._buf)  # safe while work is queued: it finishes first
             self._buf = None
 
     ndim = property(lambda self: len(self.shape))
@@ -167,6 +234,8 @@ class Array:
     def copy(self, stream=None):
         """A new C-ordered array with the same elements, on the same device."""
         out = Array(self.shape, self.dtype, self.device)
+        if stream is not None:
+            off_default_stream(self, out)
         if self.contiguous:
             if self.nbytes:
                 _check(_lib.gp_buffer_copy(_stream(stream), out._buf, 0, self._buf, self._off * self.itemsize,
@@ -409,6 +478,8 @@ class _Borrowed:
 def _upload(host, dev, stream=None):
     host = host if host.flags.c_contiguous else host.copy()  # (ascontiguousarray makes a 0-d array 1-d)
     out = Array(host.shape, host.dtype, dev)
+    if stream is not None:
+        off_default_stream(out)
     if out.nbytes:
         _check(_lib.gp_buffer_write(_stream(stream), out._buf, 0, host.ctypes.data, out.nbytes))
     return out

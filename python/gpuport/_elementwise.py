@@ -8,7 +8,7 @@ import numbers
 
 import numpy as np
 
-from ._array import CTYPES, Array, asarray, check_dtype
+from ._array import CTYPES, Array, asarray, check_dtype, off_default_stream
 from ._device import _handle_out, _stream
 from ._ffi import CONSTANTS as _C, RECORDS as _R, check as _check, lib as _lib
 
@@ -173,6 +173,8 @@ def run(expr, ops, loop_dtypes, out_dtype, out=None, helpers=(), stream=None):
                 return assign(out, run(expr, ops, loop_dtypes, out.dtype, None, helpers, stream), stream)
     if out.size == 0:
         return out
+    if stream is not None:
+        off_default_stream(out, *arrays)
     views = [out] + [a.broadcast_to(shape) for a in arrays]
     dims = _merged(shape, [v._st for v in views])
     casts, in_cts, scalar_cts, values, k_in, k_s = {}, [], [], [], 0, 0
@@ -195,9 +197,16 @@ def run(expr, ops, loop_dtypes, out_dtype, out=None, helpers=(), stream=None):
         if d:
             values.append((dims[d][0], "uint"))
     values.append((out.size, "uint"))
-    src = _source(_ct(out.dtype), in_cts, scalar_cts, casts, expr, dims, helpers)
+    key = (expr, tuple(in_cts), tuple(scalar_cts), tuple(casts.values()), out.dtype.char,
+           tuple(tuple(0 if s == 0 else 1 if s == 1 else 2 for s in d[1]) for d in dims), helpers)
+    src = _sources.get(key)
+    if src is None:
+        src = _sources[key] = _source(_ct(out.dtype), in_cts, scalar_cts, casts, expr, dims, helpers)
     launch(dev, src, [v._buf for v in views], values, out.size, stream)
     return out
+
+
+_sources = {}  # the kernel source of each (expression, types, layout class): made once
 
 
 def _same_layout(a, b):

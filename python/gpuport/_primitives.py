@@ -4,7 +4,7 @@ import ctypes
 
 import numpy as np
 
-from ._array import CTYPES, GP_TYPES, Array
+from ._array import CTYPES, GP_TYPES, Array, off_default_stream
 from ._device import _handle_out, _stream, _text, device as _device
 from ._elementwise import operands
 from ._ffi import CONSTANTS as _C, RECORDS as _R, check as _check, lib as _lib
@@ -73,6 +73,8 @@ class ElementwiseKernel:
         out = Array(shape, self.dtype, self.device) if out is None else out
         if out.dtype != self.dtype or out.size != n or not out.contiguous:
             raise ValueError("gpuport: out must be a contiguous %s array of %d elements" % (self.dtype, n))
+        if stream is not None:
+            off_default_stream(out, *inputs)
         views = (_R["gp_view"] * _larger(self.nin, 1))(*[_view(x) for x in inputs])
         s = _scalar_arg(a, self.dtype) if a is not None else None
         _check(_lib.gp_map_kernel_run(_stream(stream), self._h, n, _view(out), views,
@@ -108,6 +110,8 @@ class ReductionKernel:
         for x in inputs[1:]:
             if x.size != inputs[0].size:
                 raise ValueError("gpuport: the inputs have %d and %d elements" % (inputs[0].size, x.size))
+        if stream is not None:
+            off_default_stream(*inputs)
         views = (_R["gp_view"] * self.nin)(*[_view(x) for x in inputs])
         result = np.zeros(1, self.acc_dtype)
         _check(_lib.gp_reduce_kernel_run_to_host(_stream(stream), self._h, inputs[0].size, views,
@@ -125,6 +129,8 @@ def _scan(op, x, exclusive, out, stream):
     out = Array(x.size, x.dtype, x.device) if out is None else out
     if out.size != x.size or out.dtype != x.dtype or not out.contiguous:
         raise ValueError("gpuport: out must be a contiguous array of the input's size and dtype")
+    if stream is not None:
+        off_default_stream(x, out)
     _check(_lib.gp_scan(_stream(stream), _C[op], int(bool(exclusive)), _gp_type(x.dtype, "cumsum"), x.size, _view(x),
                         _view(out)))
     return out
@@ -167,6 +173,8 @@ def stencil(u, weights, boundary="fixed", source=None, source_weight=0.0, steps=
                                   or not other.contiguous):
             raise ValueError("gpuport.stencil: source and out must be contiguous arrays like u (%s %s on %s)"
                              % (u.shape, u.dtype, u.device.spec))
+    if stream is not None:
+        off_default_stream(u, source, out)
     s = _R["gp_stencil"]()
     s.shape, s.type, s.boundary = _C[_SHAPES[(shape, len(weights))]], GP_TYPES[u.dtype], _C[b]
     s.nx, s.ny, s.nz = u.shape[-1], u.shape[-2], u.shape[0] if u.ndim == 3 else 1
@@ -262,6 +270,8 @@ class Kernel:
             a = gp_args[i]
             if isinstance(value, Array):
                 self._buffer(i, p, value)
+                if stream is not None:
+                    off_default_stream(value)
                 a.kind, a.buffer = _C["GP_ARG_BUFFER"], value._buf
             elif isinstance(value, local):
                 a.kind, a.size = _C["GP_ARG_LOCAL"], value.nbytes

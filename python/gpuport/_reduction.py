@@ -234,10 +234,11 @@ def norm(x, ord=None, axis=None, keepdims=False):
     """NumPy's linalg.norm for vectors (ord None, 2, 1, inf, -inf, 0 or any p) and matrices (None
     or 'fro', 1, -1, inf, -inf); the matrix 2-norm needs singular values, which gpuport lacks."""
     x, = operands(x)
+    a = (x if x.dtype.kind == "f" else x.astype(np.float64))
     if axis is None and ord is None:
-        return ew.sqrt(sum(ew.square(ew.absolute(x).astype(_float(x)))).reshape((1,) * x.ndim if keepdims else ()))
+        return ew.sqrt(sum(ew.square(a))).reshape((1,) * x.ndim if keepdims else ())
     axes = _axes(x, axis) if axis is not None else tuple(range(x.ndim))
-    a = ew.absolute(x).astype(_float(x), copy=False)
+    a = ew.absolute(a)
     if len(axes) == 1:
         if ord is None or ord == 2:
             return ew.sqrt(sum(ew.square(a), axes, keepdims=keepdims))

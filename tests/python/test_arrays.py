@@ -552,3 +552,21 @@ def test_threads_each_with_a_stream_overlap_on_the_device(dev):
         assert a_end > 0 and b_end > b_start
         return
     assert b_start < a_end and 0 < b_end, (a_end, b_start, b_end)
+
+
+def test_memory_of_arrays_that_are_gone_is_reused_on_the_default_stream_only(dev):
+    from gpuport._array import _pool
+    gp.free_memory(dev)
+    a = gp.zeros(1000, np.float32, device=dev)
+    h = a._buf.value
+    del a
+    assert _pool.kept[dev.spec] == 4096  # kept, rounded to 512 bytes
+    b = gp.ones(1000, np.float32, device=dev)  # the same size: the same memory, its new values
+    assert b._buf.value == h and _pool.kept[dev.spec] == 0 and float(b.sum()) == 1000
+    kept = _pool.kept[dev.spec]
+    s = gp.Stream(dev)
+    c = gp.sin(b, stream=s)
+    del c
+    s.synchronize()
+    assert _pool.kept[dev.spec] == kept  # used on a stream of its own: given back, not kept
+    gp.free_memory()
