@@ -13,6 +13,8 @@ _array (Array, indexing, making arrays, products), _elementwise (generated eleme
 kernels, the ufuncs), _reduction (reductions, norm), random, linalg, _primitives (gpuport's own
 primitives and kernels of your own).
 """
+import builtins as _builtins
+
 import numpy as _np
 
 from . import _ffi, linalg, random
@@ -38,6 +40,8 @@ bool_, int8, uint8, int16, uint16, int32, uint32, int64, uint64, float32, float6
     _np.float64)
 pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None
 dtype, ndarray = _np.dtype, Array
+iinfo, finfo, result_type, can_cast = _np.iinfo, _np.finfo, _np.result_type, _np.can_cast
+globals()["bool"] = _np.bool_  # the array API's name (this file calls the builtin as _builtins.bool)
 amin, amax = min, max
 
 
@@ -94,7 +98,7 @@ def ndim(a):
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """NumPy's allclose, the comparison made on the device and one bool brought back."""
-    return bool(isclose(a, b, rtol, atol, equal_nan).all())
+    return _builtins.bool(isclose(a, b, rtol, atol, equal_nan).all())
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -108,7 +112,7 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 def array_equal(a, b):
     a, b = _ew.operands(a, b)
-    return a.shape == b.shape and bool(equal(a, b).all())  # noqa: F821
+    return a.shape == b.shape and _builtins.bool(equal(a, b).all())  # noqa: F821
 
 
 __all__ = ["GpuportError", "Device", "Stream", "Event", "Array", "Program", "Kernel", "ElementwiseKernel",
