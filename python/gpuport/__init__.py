@@ -19,7 +19,8 @@ import numpy as _np
 
 from . import _ffi, linalg, random
 from ._array import (Array, arange, array, asarray, ascontiguousarray, asnumpy, dot, empty, empty_like, eye,
-                     free_memory, full, full_like, identity, inner, linspace, matmul, ones, ones_like, outer, vdot, zeros, zeros_like)
+                     free_memory, full, full_like, identity, inner, linspace, matmul, ones, ones_like, outer, vdot,
+                     zeros, zeros_like)
 from ._device import Device, Event, Stream, cuda, device, devices, get_device
 from ._elementwise import clip, where
 from ._elementwise import _NAMES as _UFUNCS
@@ -60,7 +61,8 @@ def cache_info():
     from ._device import _text
     c = _R["gp_cache_info"]()
     _check(_lib.gp_cache_get_info(ctypes.byref(c)))
-    return {"folder": _text(c.folder), "on_disk": bool(c.on_disk), "writable": bool(c.writable),
+    flag = _builtins.bool
+    return {"folder": _text(c.folder), "on_disk": flag(c.on_disk), "writable": flag(c.writable),
             "reason": _text(c.reason)}
 
 
@@ -117,7 +119,8 @@ def array_equal(a, b):
 
 __all__ = ["GpuportError", "Device", "Stream", "Event", "Array", "Program", "Kernel", "ElementwiseKernel",
            "ReductionKernel", "devices", "device", "get_device", "cuda", "local", "random", "linalg", "version",
-           "cache_info", "free_memory", "array", "asarray", "asnumpy", "ascontiguousarray", "empty", "zeros", "ones", "full",
+           "cache_info", "free_memory", "array", "asarray", "asnumpy", "ascontiguousarray", "empty", "zeros", "ones",
+           "full",
            "empty_like", "zeros_like", "ones_like", "full_like", "arange", "linspace", "eye", "identity", "dot",
            "vdot", "inner", "outer", "matmul", "where", "clip", "sum", "prod", "min", "max", "amin", "amax", "mean",
            "var", "std", "argmin", "argmax", "any", "all", "count_nonzero", "cumsum", "cummin", "cummax", "stencil",

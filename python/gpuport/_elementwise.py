@@ -294,7 +294,8 @@ def _expr(name, ct):
         "sign": "(x0 != x0 ? x0 : (%s)((x0 > 0) - (x0 < 0)))" % ct,
         "isnan": "x0 != x0", "isinf": "isinf(x0)" if flt else "0", "isfinite": "isfinite(x0)" if flt else "1",
         "where": "x0 ? x1 : x2", "clip": "x0 < x1 ? x1 : (x0 > x2 ? x2 : x0)",
-        "arctan2": "atan2(x0, x1)", "hypot": "hypot(x0, x1)", "fmod": "fmod(x0, x1)" if flt else "(x1 == 0 ? 0 : x0 % x1)",
+        "arctan2": "atan2(x0, x1)", "hypot": "hypot(x0, x1)",
+        "fmod": "fmod(x0, x1)" if flt else "(x1 == 0 ? 0 : x0 % x1)",
     }
     if name in table:
         return table[name], ()
@@ -385,7 +386,8 @@ def matmul_kernel(a, b, dtype):
     src = ("GP_KERNEL void k(GP_GLOBAL %s *o, GP_GLOBAL const %s *a, GP_GLOBAL const %s *b, long fo, long fa, long fb, "
            "long ra, long ca, long rb, long cb, uint m, uint n, uint k, uint n_out)\n{\n    GP_FOR(i, n_out) {\n"
            "        uint col = i %% n, row = (i / n) %% m;\n        %s acc = 0;\n"
-           "        for (uint t = 0; t < k; t++) acc += (%s)a[fa + row * ra + t * ca] * (%s)b[fb + t * rb + col * cb];\n"
+           "        for (uint t = 0; t < k; t++)\n"
+           "            acc += (%s)a[fa + row * ra + t * ca] * (%s)b[fb + t * rb + col * cb];\n"
            "        o[fo + i] = acc;\n    }\n}\n" % (ct, CTYPES[a.dtype], CTYPES[b.dtype], ct, ct, ct))
     for idx in np.ndindex(*lead) if lead else [()]:
         av, bv = a[idx], b[idx]

@@ -47,7 +47,8 @@ def _source(in_ct, at_ct, op, has_idx, kept, red, interleave):
     loop = ["            ulong q = t;", "            long p = base;"]
     for d in range(len(red) - 1, -1, -1):
         s = red[d][1][0]
-        add = "" if s == 0 else ("p += (long)%s;" if s == 1 else "p += (long)%%s * tr%d;" % d) % ("q" if d == 0 else "c")
+        step = "p += (long)%s;" if s == 1 else "p += (long)%%s * tr%d;" % d
+        add = "" if s == 0 else step % ("q" if d == 0 else "c")
         params += ["long tr%d" % d] if s not in (0, 1) else []
         if d:
             params.append("ulong nr%d" % d)
@@ -58,8 +59,8 @@ def _source(in_ct, at_ct, op, has_idx, kept, red, interleave):
     if interleave:
         body.append("        ulong t0 = g, t1 = R, step = G;")
     else:
-        body.append("        ulong chunk = (R + G - 1) / G, t0 = (ulong)g * chunk, t1 = t0 + chunk < R ? t0 + chunk : R,"
-                    " step = 1;")
+        body.append("        ulong chunk = (R + G - 1) / G, t0 = (ulong)g * chunk, step = 1;")
+        body.append("        ulong t1 = t0 + chunk < R ? t0 + chunk : R;")
     body += ["        %s acc = 0;" % at_ct, "        long best = -1;",
              "        for (ulong t = t0; t < t1; t += step) {"] + loop + [
         "            %s v = (%s)(xin[p]%s);" % (at_ct, at_ct, " != 0" if op in ("any", "all") else ""),

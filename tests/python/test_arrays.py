@@ -76,7 +76,8 @@ def test_default_dtypes_follow_numpy(dev):
             same(got, want)
 
 
-@pytest.mark.parametrize("args", [(10,), (2, 11), (2, 11, 3), (10, 0, -2), (5, 5), (-3, 4), (0, 1, 0.1), (1.5, -2, -0.25)])
+@pytest.mark.parametrize("args", [(10,), (2, 11), (2, 11, 3), (10, 0, -2), (5, 5), (-3, 4), (0, 1, 0.1),
+                                  (1.5, -2, -0.25)])
 def test_arange(dev, args):
     need(dev, np.float64)
     with gp.Device(dev):
