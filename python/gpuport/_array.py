@@ -158,7 +158,14 @@ class Array:
         return all(s == c for s, c, n in zip(self._st, c_strides(self.shape), self.shape) if n > 1)
 
     def _view(self, shape, strides, offset):
-        return Array(shape, self.dtype, self.device, _buffer=self._buf, _base=self, _strides=strides, _offset=offset)
+        """Another view of this array's buffer; shape and strides come from this array's own, so
+        they need no checks (an operation makes several views: this is its hot path)."""
+        v = object.__new__(Array)
+        v.dtype, v.device, v._buf, v._base, v._owned, v._pool_ok = self.dtype, self.device, self._buf, self, False, True
+        v.shape, v._st, v._off = tuple(shape), tuple(strides), offset
+        v.size = math.prod(v.shape)
+        v.nbytes = v.size * self.dtype.itemsize
+        return v
 
     # ---- to and from the host ----------------------------------------------------------------
 
