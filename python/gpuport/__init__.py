@@ -18,13 +18,14 @@ import builtins as _builtins
 import numpy as _np
 
 from . import _ffi, linalg, random
-from ._array import (Array, arange, array, asarray, ascontiguousarray, asnumpy, dot, empty, empty_like, eye,
+from ._array import (Array, arange, array, asarray, ascontiguousarray, asnumpy, astype, dot, empty, empty_like, eye,
                      free_memory, full, full_like, identity, inner, linspace, matmul, ones, ones_like, outer, vdot,
                      zeros, zeros_like)
 from ._device import Device, Event, Stream, cuda, device, devices, get_device
 from ._elementwise import clip, where
 from ._elementwise import _NAMES as _UFUNCS
-from ._elementwise import abs, bitwise_not, divide, mod  # noqa: F401  (NumPy's other names)
+from ._elementwise import (abs, acos, acosh, asin, asinh, atan, atan2, atanh, bitwise_invert,  # noqa: F401
+                           bitwise_left_shift, bitwise_not, bitwise_right_shift, divide, mod, pow)
 from ._ffi import CONSTANTS as _C, RECORDS as _R, GpuportError, check as _check, lib as _lib
 from ._primitives import (ElementwiseKernel, Kernel, Program, ReductionKernel, cummax, cummin, cumsum, local,
                           stencil)
@@ -125,4 +126,5 @@ __all__ = ["GpuportError", "Device", "Stream", "Event", "Array", "Program", "Ker
            "vdot", "inner", "outer", "matmul", "where", "clip", "sum", "prod", "min", "max", "amin", "amax", "mean",
            "var", "std", "argmin", "argmax", "any", "all", "count_nonzero", "cumsum", "cummin", "cummax", "stencil",
            "reshape", "ravel", "transpose", "broadcast_to", "copy", "allclose", "isclose", "array_equal",
-           "divide", "mod", "abs", "bitwise_not"] + list(_UFUNCS)
+           "divide", "mod", "abs", "bitwise_not", "astype", "acos", "asin", "atan", "atan2", "acosh", "asinh", "atanh",
+           "pow", "bitwise_invert", "bitwise_left_shift", "bitwise_right_shift"] + list(_UFUNCS)

@@ -399,6 +399,12 @@ class Array:
     def __rmod__(self, o): return ew.remainder(o, self)
     def __pow__(self, o): return ew.power(self, o)
     def __rpow__(self, o): return ew.power(o, self)
+    def __lshift__(self, o): return ew.left_shift(self, o)
+    def __rlshift__(self, o): return ew.left_shift(o, self)
+    def __rshift__(self, o): return ew.right_shift(self, o)
+    def __rrshift__(self, o): return ew.right_shift(o, self)
+    def __ilshift__(self, o): return ew.left_shift(self, o, out=self)
+    def __irshift__(self, o): return ew.right_shift(self, o, out=self)
     def __and__(self, o): return ew.bitwise_and(self, o)
     def __rand__(self, o): return ew.bitwise_and(o, self)
     def __or__(self, o): return ew.bitwise_or(self, o)
@@ -496,7 +502,7 @@ def _host_dtype(host, dtype):
     return check_dtype(host.dtype if dtype is None else dtype)
 
 
-def asarray(obj, dtype=None, device=None, stream=None):
+def asarray(obj, dtype=None, device=None, stream=None, copy=None):
     """obj as an Array on the device (default: the current one): the array itself when it is one
     there with that dtype; a copy on the device for an array of another device; memory of another
     CUDA library (__cuda_array_interface__: CuPy, Numba, PyTorch) wrapped in place on a CUDA
@@ -504,7 +510,14 @@ def asarray(obj, dtype=None, device=None, stream=None):
     dev = _device(device)
     if isinstance(obj, Array):
         out = obj if obj.device is dev else obj.to(dev, stream)
-        return out if dtype is None else out.astype(dtype, copy=False)
+        out = out if dtype is None else out.astype(dtype, copy=False)
+        if out is obj and copy is False or copy is None:
+            return out
+        if copy is False:
+            raise ValueError("gpuport.asarray: copy=False, but a copy is needed (another device or dtype)")
+        return out.copy() if out is obj else out
+    if copy is False:
+        raise ValueError("gpuport.asarray: copy=False, but %s must be copied to the device" % type(obj).__name__)
     cai = getattr(obj, "__cuda_array_interface__", None)
     if cai is not None:
         return _wrap_cuda(obj, cai, dtype, dev)
@@ -512,9 +525,14 @@ def asarray(obj, dtype=None, device=None, stream=None):
     return _upload(host.astype(_host_dtype(host, dtype), copy=False), dev, stream)
 
 
+def astype(x, dtype, copy=True):
+    """The array API's astype(x, dtype): x.astype(dtype)."""
+    return asarray(x).astype(dtype, copy=copy)
+
+
 def array(obj, dtype=None, copy=True, device=None, ndmin=0):
     """A new array from obj (NumPy's np.array): a copy unless copy=False allows the same array."""
-    out = asarray(obj, dtype, device)
+    out = asarray(obj, dtype, device, copy=None if copy else False)
     if copy and out is obj:
         out = out.copy()
     while out.ndim < ndmin:

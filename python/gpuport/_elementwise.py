@@ -68,8 +68,11 @@ def _is_scalar(x):
 
 
 def _dummy(x):
+    """What stands for x when NumPy is asked for a result's dtype: an array of x's dtype (a 0-d
+    one too, as NumPy 2 and the array API type them: NumPy 1 would type it by its value, which
+    is on the device), or the number itself."""
     if isinstance(x, Array):
-        return np.zeros((1,) if x.ndim else (), x.dtype)
+        return np.zeros(1, x.dtype)
     return x
 
 
@@ -269,7 +272,7 @@ def _floats(expr):
 
 _UNARY_FLOAT = {"sqrt": "sqrt", "exp": "exp", "log": "log", "log2": "log2", "log10": "log10", "sin": "sin",
                 "cos": "cos", "tan": "tan", "arcsin": "asin", "arccos": "acos", "arctan": "atan", "sinh": "sinh",
-                "cosh": "cosh", "tanh": "tanh", "floor": "floor", "ceil": "ceil", "trunc": "trunc", "exp2": "exp2",
+                "cosh": "cosh", "tanh": "tanh", "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh", "floor": "floor", "ceil": "ceil", "trunc": "trunc", "exp2": "exp2",
                 "expm1": "expm1", "log1p": "log1p", "rint": "rint"}
 
 
@@ -287,6 +290,7 @@ def _expr(name, ct):
         "logical_and": "(x0 != 0) && (x1 != 0)", "logical_or": "(x0 != 0) || (x1 != 0)",
         "logical_xor": "(x0 != 0) != (x1 != 0)", "logical_not": "x0 == 0",
         "bitwise_and": "x0 & x1", "bitwise_or": "x0 | x1", "bitwise_xor": "x0 ^ x1",
+        "left_shift": "x0 << x1", "right_shift": "x0 >> x1",
         "invert": "x0 == 0" if ct == "bool" else "~x0",
         "minimum": "x0 != x0 ? x0 : (x1 != x1 ? x1 : (x0 < x1 ? x0 : x1))",
         "maximum": "x0 != x0 ? x0 : (x1 != x1 ? x1 : (x0 > x1 ? x0 : x1))",
@@ -341,10 +345,13 @@ _NAMES = list(_UNARY_FLOAT) + ["add", "subtract", "multiply", "true_divide", "fl
                                "negative", "positive", "square", "reciprocal", "absolute", "sign", "less",
                                "less_equal", "greater", "greater_equal", "equal", "not_equal", "logical_and",
                                "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or",
-                               "bitwise_xor", "invert", "minimum", "maximum", "isnan", "isinf", "isfinite",
+                               "bitwise_xor", "invert", "left_shift", "right_shift", "minimum", "maximum", "isnan", "isinf", "isfinite",
                                "arctan2", "hypot", "fmod"]
 globals().update({n: _make(n) for n in _NAMES})
-divide, mod, abs, bitwise_not = true_divide, remainder, absolute, invert  # noqa: F821  NumPy's other names
+# NumPy's other names, and the array API standard's
+divide, mod, abs, bitwise_not = true_divide, remainder, absolute, invert  # noqa: F821
+acos, asin, atan, atan2, acosh, asinh, atanh = arccos, arcsin, arctan, arctan2, arccosh, arcsinh, arctanh  # noqa: F821
+pow, bitwise_invert, bitwise_left_shift, bitwise_right_shift = power, invert, left_shift, right_shift  # noqa: F821
 
 
 def where(condition, x=None, y=None):
