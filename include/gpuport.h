@@ -396,8 +396,9 @@ GP_API gp_status gp_program_get_info(const gp_program *program, gp_program_info 
 
 /** The kernel cache's folder as this process sees it. A folder (or entry) is used only when it
  * belongs to you, root or a uid listed in GPUPORT_CACHE_TRUST and no one else can write it; in a
- * shared sticky folder such as /tmp/gpuport-cache, your own <uid> subfolder inside it is used.
- * A folder that fails is never an error: kernels are then kept in memory, and reason says why. */
+ * shared sticky folder such as /tmp/gpuport-cache, your own subfolder inside it (named by your
+ * uid) is used. A folder that fails is never an error: kernels are then kept in memory, and
+ * reason says why. */
 typedef struct gp_cache_info {
     char folder[4096];  /**< the folder in use, or the one refused ("" when none could be named) */
     int on_disk;        /**< 1 when entries are read from that folder, 0 when kept in memory only */
