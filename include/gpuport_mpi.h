@@ -2,11 +2,12 @@
  * gpuport_mpi: gpuport's stencils over many MPI ranks, one device each (libgpuport-mpi).
  *
  * A grid is split into blocks over a Cartesian communicator; each rank keeps its block, with a
- * halo cell on every side that has a neighbour, in gpuport buffers on its device. A run
- * exchanges the halos before each step (faces packed on the device, sent with nonblocking MPI
- * through pinned host memory, or straight from mapped memory where the host addresses it)
- * while the block's interior is computed, then computes the cells next to the halos. The result
- * is gp_stencil_run's on one device, cell for cell and bit for bit.
+ * halo cell on every side that has a neighbour, in gpuport buffers on its device. Each step
+ * computes the cells next to the halos first, then their faces travel to the neighbours while
+ * the block's interior is computed. The faces travel by one of four transports (see
+ * gp_mpi_transport): NCCL or RCCL on the devices, device-aware MPI, host MPI from mapped
+ * memory, or host MPI through pinned host memory. The result is gp_stencil_run's on one device,
+ * cell for cell and bit for bit, whichever transport carries the halos.
  *
  * Every function here is collective over the communicator it was given (every rank calls it,
  * in the same order) and returns the same status on every rank: when one rank fails (bad
@@ -31,7 +32,8 @@ extern "C" {
  * backend; with no GPU, round robin over its CPU devices. */
 GP_API gp_status gp_mpi_device_select(MPI_Comm comm, gp_device **device);
 /** Rank 0 of comm writes one line per rank to out: its host, its rank on the node and its
- * device ("rank 1 on node7 (local 1 of 4): cuda:1, NVIDIA H100 80GB HBM3"). */
+ * device ("rank 1 on node7 (local 1 of 4): cuda:1, NVIDIA H100 80GB HBM3"), then the transport
+ * a grid on these devices would take, and why ("halo transport: nccl (...)"). */
 GP_API gp_status gp_mpi_device_report(MPI_Comm comm, gp_device *device, FILE *out);
 
 typedef struct gp_mpi_grid gp_mpi_grid; /**< a stencil grid split over the ranks of a communicator */
@@ -86,12 +88,41 @@ GP_API gp_status gp_mpi_grid_run(gp_mpi_grid *grid, size_t steps);
  * before each step: for kernels of your own that read them. */
 GP_API gp_status gp_mpi_grid_exchange(gp_mpi_grid *grid);
 
+/** How a grid's halos travel. GPUPORT_MPI_TRANSPORT=auto (the default), nccl, mpi, mapped or
+ * staged chooses; auto takes the first that every rank can use, in this order:
+ *   nccl:   ncclSend/ncclRecv between device buffers on gpuport's stream, the host never
+ *           waiting inside a step: every rank's device is CUDA (NCCL, libnccl.so.2) or HIP
+ *           (RCCL, librccl.so.1), opened at run time (GPUPORT_NCCL_LIBRARY names another file);
+ *   mpi:    device pointers handed to MPI: every rank's device is CUDA (or HIP) and MPI says it
+ *           takes their memory (MPIX_Query_cuda_support, MPIX_Query_rocm_support);
+ *   mapped: host MPI reading and writing the device's memory in place, on each rank whose
+ *           device shares the host's memory (a CPU device);
+ *   staged: host MPI, the faces copied to and from pinned host memory.
+ * Asking for a transport that some rank cannot use is an error on every rank naming that
+ * rank and why; a grid of mixed devices (a CUDA rank beside an OpenCL rank) takes mapped or
+ * staged and says so. */
+typedef enum gp_mpi_transport {
+    GP_MPI_TRANSPORT_STAGED = 0,
+    GP_MPI_TRANSPORT_MAPPED = 1,
+    GP_MPI_TRANSPORT_MPI = 2,
+    GP_MPI_TRANSPORT_NCCL = 3
+} gp_mpi_transport;
+/** Which transport a grid's halos take on this rank and why. */
+typedef struct gp_mpi_transport_info {
+    gp_mpi_transport transport; /**< the transport */
+    const char *name;           /**< "nccl", "mpi", "mapped" or "staged" */
+    char reason[400];           /**< why: what was asked, what was found ("NCCL 2.28.3 (libnccl.so.2) on every rank") */
+} gp_mpi_transport_info;
+/** This rank's transport (not collective). */
+GP_API gp_status gp_mpi_grid_get_transport(const gp_mpi_grid *grid, gp_mpi_transport_info *info);
+
 /** What this rank's calls on the grid cost, summed since it was created (not collective). */
 typedef struct gp_mpi_stats {
     size_t steps;      /**< steps run */
     double run_s;      /**< seconds in gp_mpi_grid_run */
     double mpi_s;      /**< seconds the host waited for messages, faces packed to halos in (runs and
-                          exchanges; during runs the interior computes meanwhile) */
+                          exchanges; during runs the interior computes meanwhile); with NCCL
+                          on the devices the host does not wait for them, and this stays 0 */
     size_t exchanges;  /**< gp_mpi_grid_exchange calls */
     double exchange_s; /**< seconds in them: packing, copies, messages, unpacking */
     size_t halo_bytes; /**< bytes this rank sends, and receives, per step */

@@ -7,8 +7,10 @@
  * alike (each rank's verdict is combined first), so that no rank leaves a collective call that
  * the others are in.
  *
- *   mpiexec -n N gpuport-test-mpi [--faults]   (--faults: rank 1's device fails during a run;
- *                                               needs the fault plugin as the OpenCL plugin) */
+ *   mpiexec -n N gpuport-test-mpi [--faults | --nccl-faults]
+ *     --faults: rank 1's device fails during a run; needs the fault plugin as the OpenCL plugin
+ *     --nccl-faults: NCCL's calls fail on one rank; needs the fake NCCL (GPUPORT_NCCL_LIBRARY)
+ * GPUPORT_TEST_TRANSPORT names the transport the grids must take. */
 #include <dlfcn.h>
 #include <math.h>
 #include <setjmp.h>
@@ -360,20 +362,77 @@ static void bad_input(void **state)
     all_ok();
 }
 
-/* GPUPORT_MPI_PATH=bogus is refused on every rank (with neighbours, where it is read). */
-static void bad_path(void **state)
+/* Sets (or with NULL unsets) an environment variable, returning its old value to restore. */
+static char *swap_env(const char *name, const char *value)
+{
+    char *old = getenv(name) ? strdup(getenv(name)) : NULL;
+    if (value) setenv(name, value, 1);
+    else unsetenv(name);
+    return old;
+}
+
+static void restore_env(const char *name, char *old)
+{
+    if (old) setenv(name, old, 1);
+    else unsetenv(name);
+    free(old);
+}
+
+/* A grid is created under GPUPORT_MPI_TRANSPORT=want (NULL: as the environment has it) and
+ * GPUPORT_NCCL_LIBRARY=library where given: it fails on every rank with a message holding `says` (want_st), or succeeds with the
+ * transport named `says`, its reason holding `reason`. */
+static void try_transport(const char *want, const char *library, gp_status want_st, const char *says,
+                          const char *reason)
+{
+    const gp_stencil s = {GP_STENCIL_5POINT, GP_F32, GP_BOUNDARY_ZERO, 16, 12, 1, {1, 1, 1, 1, 1}, 0};
+    char *old = want ? swap_env("GPUPORT_MPI_TRANSPORT", want) : NULL;
+    char *old_lib = library ? swap_env("GPUPORT_NCCL_LIBRARY", library) : NULL;
+    gp_mpi_grid *g = NULL;
+    gp_status st = gp_mpi_grid_create(MPI_COMM_WORLD, dev, &s, NULL, &g);
+    if (want_st != GP_SUCCESS) {
+        expect_failure(st, want_st, 0, want);
+        if (st != GP_SUCCESS && !strstr(gp_last_error(), says))
+            note("GPUPORT_MPI_TRANSPORT=%s: \"%s\" does not say \"%s\"", want, gp_last_error(), says);
+    } else {
+        gp_mpi_transport_info t = {0};
+        CHECK_OK(st);
+        CHECK_OK(gp_mpi_grid_get_transport(g, &t));
+        if (st == GP_SUCCESS && (!t.name || strcmp(t.name, says) || !strstr(t.reason, reason)))
+            note("GPUPORT_MPI_TRANSPORT=%s: transport %s (%s); expected %s, saying \"%s\"", want, t.name, t.reason, says,
+                 reason);
+    }
+    gp_mpi_grid_destroy(g);
+    if (library) restore_env("GPUPORT_NCCL_LIBRARY", old_lib);
+    if (want) restore_env("GPUPORT_MPI_TRANSPORT", old);
+}
+
+/* The transport: the one GPUPORT_TEST_TRANSPORT expects, in the grid and in the report; bad
+ * and impossible requests refused on every rank with their reason; auto falling back past a
+ * library that is not there. */
+static void transport(void **state)
 {
     (void)state;
-    if (size == 1) skip();
-    const gp_stencil s = {GP_STENCIL_5POINT, GP_F32, GP_BOUNDARY_ZERO, 16, 12, 1, {1, 1, 1, 1, 1}, 0};
-    char *old = getenv("GPUPORT_MPI_PATH") ? strdup(getenv("GPUPORT_MPI_PATH")) : NULL;
-    setenv("GPUPORT_MPI_PATH", "bogus", 1);
-    gp_mpi_grid *g = NULL;
-    expect_failure(gp_mpi_grid_create(MPI_COMM_WORLD, dev, &s, NULL, &g), GP_ERROR_INVALID_ARGUMENT, 0,
-                   "GPUPORT_MPI_PATH=bogus");
-    if (old) setenv("GPUPORT_MPI_PATH", old, 1);
-    else unsetenv("GPUPORT_MPI_PATH");
-    free(old);
+    const char *expected = getenv("GPUPORT_TEST_TRANSPORT");
+    if (expected) try_transport(NULL, NULL, GP_SUCCESS, expected, "");
+    FILE *out = tmpfile();
+    char text[4096] = "";
+    CHECK_OK(gp_mpi_device_report(MPI_COMM_WORLD, dev, out));
+    if (out && rank == 0) {
+        rewind(out);
+        text[fread(text, 1, sizeof text - 1, out)] = '\0';
+        char line[64];
+        snprintf(line, sizeof line, "halo transport: %s%s", expected ? expected : "", expected ? " (" : "");
+        if (!strstr(text, line)) note("the report says \"%s\", without \"%s\"", text, line);
+    }
+    if (out) fclose(out);
+    try_transport("bogus", NULL, GP_ERROR_INVALID_ARGUMENT, "GPUPORT_MPI_TRANSPORT=\"bogus\" is not auto", "");
+    /* pocl: neither device-aware MPI nor NCCL serves an OpenCL device. */
+    try_transport("mpi", NULL, GP_ERROR_UNSUPPORTED, "GPUPORT_MPI_TRANSPORT=mpi, but rank 0: its device is opencl", "");
+    try_transport("nccl", "", GP_ERROR_UNSUPPORTED, "NCCL serves CUDA devices and RCCL HIP devices", "");
+    try_transport("nccl", "/nonexistent/libnccl.so.2", GP_ERROR_UNSUPPORTED, "/nonexistent/libnccl.so.2", "");
+    try_transport("staged", NULL, GP_SUCCESS, "staged", "GPUPORT_MPI_TRANSPORT=staged");
+    try_transport("auto", "/nonexistent/libnccl.so.2", GP_SUCCESS, info.unified_memory ? "mapped" : "staged",
+                  "NCCL: rank 0: /nonexistent/libnccl.so.2");
     all_ok();
 }
 
@@ -420,12 +479,56 @@ static void device_failure(void **state)
     all_ok();
 }
 
+/* The NCCL transport's failures, against the fake NCCL (tests/mpi/fake_nccl.c): a call failing
+ * on one rank at creation or in the middle of a run, or an asynchronous error, ends the call on
+ * every rank with that rank's message (never a hang: the ctest timeout would catch one); the
+ * grid's communicator is then gone on every rank, and later runs say so. */
+static void nccl_failures(void **state)
+{
+    (void)state;
+    const gp_stencil s = {GP_STENCIL_3X3, GP_F32, GP_BOUNDARY_CLAMP, 40, 30, 1, {1, 1, 1, 1, 1, 1, 1, 1, 1}, 0};
+    int who = size > 1 ? size - 1 : 0;
+    char spec[64];
+    gp_mpi_grid *g = NULL;
+    snprintf(spec, sizeof spec, "ncclCommInitRank:1:%d", who);
+    setenv("FAKE_NCCL_FAIL", spec, 1);
+    expect_failure(gp_mpi_grid_create(MPI_COMM_WORLD, dev, &s, NULL, &g), GP_ERROR_BACKEND, who, spec);
+    if (!strstr(gp_last_error(), "ncclCommInitRank failed")) note("\"%s\" does not name the call", gp_last_error());
+    all_ok();
+    if (size == 1) {
+        unsetenv("FAKE_NCCL_FAIL");
+        skip(); /* one rank exchanges nothing */
+    }
+    /* The third send, receive or group end of a run (the 3x3 shape has two rounds a step, so
+     * in its second step), and an asynchronous error after the third group. */
+    const char *calls[] = {"ncclSend", "ncclRecv", "ncclGroupEnd", "async"};
+    for (int c = 0; c < 4; c++) {
+        unsetenv("FAKE_NCCL_FAIL");
+        g = NULL;
+        CHECK_OK(gp_mpi_grid_create(MPI_COMM_WORLD, dev, &s, NULL, &g));
+        all_ok();
+        CHECK_OK(gp_mpi_grid_run(g, 2));
+        snprintf(spec, sizeof spec, "%s:3:%d", calls[c], who);
+        setenv("FAKE_NCCL_FAIL", spec, 1);
+        expect_failure(gp_mpi_grid_run(g, 4), GP_ERROR_BACKEND, who, spec);
+        const char *says = c == 3 ? "asynchronous error" : calls[c];
+        if (!strstr(gp_last_error(), says)) note("%s: \"%s\" does not say \"%s\"", spec, gp_last_error(), says);
+        unsetenv("FAKE_NCCL_FAIL");
+        gp_status st = gp_mpi_grid_run(g, 1);
+        if (st != GP_ERROR_BACKEND || !strstr(gp_last_error(), "aborted"))
+            note("%s: the run after it: %s, \"%s\"", spec, gp_status_name(st), gp_last_error());
+        gp_mpi_grid_destroy(g);
+        all_ok();
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int faults = argc > 1 && strcmp(argv[1], "--faults") == 0;
+    int nccl_faults = argc > 1 && strcmp(argv[1], "--nccl-faults") == 0;
     gp_status st = gp_mpi_device_select(MPI_COMM_WORLD, &dev);
     if (st == GP_SUCCESS) st = gp_device_get_info(dev, &info);
     if (st != GP_SUCCESS) {
@@ -436,13 +539,15 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(devices),     cmocka_unit_test(grid_2d_f32), cmocka_unit_test(grid_2d_f64),
         cmocka_unit_test(grid_3d_f32), cmocka_unit_test(grid_3d_f64), cmocka_unit_test(grid_jacobi),
-        cmocka_unit_test(reductions),  cmocka_unit_test(bad_input),   cmocka_unit_test(bad_path),
+        cmocka_unit_test(reductions),  cmocka_unit_test(bad_input),   cmocka_unit_test(transport),
     };
     const struct CMUnitTest fault_tests[] = {cmocka_unit_test(device_failure)};
+    const struct CMUnitTest nccl_tests[] = {cmocka_unit_test(nccl_failures)};
     char name[64];
     snprintf(name, sizeof name, "mpi rank %d of %d on %s:%zu", rank, size, info.backend, info.backend_index);
-    int failed = faults ? _cmocka_run_group_tests(name, fault_tests, 1, NULL, NULL)
-                        : _cmocka_run_group_tests(name, tests, sizeof tests / sizeof tests[0], NULL, NULL);
+    int failed = faults        ? _cmocka_run_group_tests(name, fault_tests, 1, NULL, NULL)
+                 : nccl_faults ? _cmocka_run_group_tests(name, nccl_tests, 1, NULL, NULL)
+                               : _cmocka_run_group_tests(name, tests, sizeof tests / sizeof tests[0], NULL, NULL);
     int any = 0;
     MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     MPI_Finalize();

@@ -1,0 +1,447 @@
+/* A grid's blocks, halos and faces over the ranks; creating and destroying it, its getters,
+ * and scattering and gathering its fields. */
+#include "internal.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- The grid's geometry ----------------------------------------------------------------- */
+
+/* Block c of p along a side of n cells: the first n % p blocks have one cell more. */
+static void split(size_t n, int p, int c, size_t *origin, size_t *extent)
+{
+    size_t base = n / (size_t)p, extra = n % (size_t)p, uc = (size_t)c;
+    *extent = base + (uc < extra);
+    *origin = uc * base + (uc < extra ? uc : extra);
+}
+
+/* The faces, interior and slabs of a block whose neighbours are known (lo, hi). */
+static void plan(gp_mpi_grid *g, const int *below, const int *above)
+{
+    const size_t *L = g->block.local, *E = g->block.extent;
+    int box_shape = g->stencil.shape == GP_STENCIL_3X3;
+    g->nfaces = 0;
+    g->exchange_cells = 0;
+    g->rounds = box_shape ? 2 : 1;
+    for (int d = 0; d < 3; d++)
+        for (int side = 0; side < 2; side++) {
+            int peer = side ? above[d] : below[d];
+            if (peer == MPI_PROC_NULL) continue;
+            face *f = &g->faces[g->nfaces++];
+            f->peer = peer;
+            f->round = box_shape ? d : 0;
+            f->cells = 1;
+            for (int e = 0; e < 3; e++) {
+                /* Dimensions before d whole (halos included, carrying the corners); after d the
+                 * block's cells. */
+                size_t from = e < d ? 0 : (size_t)g->lo[e], count = e < d ? L[e] : E[e];
+                if (e == d) {
+                    from = side ? (size_t)g->lo[d] + E[d] - 1 : (size_t)g->lo[d];
+                    count = 1;
+                }
+                f->send[e] = from;
+                f->recv[e] = from;
+                f->extent[e] = count;
+                f->cells *= count;
+            }
+            f->recv[d] = side ? f->send[d] + 1 : f->send[d] - 1;
+            f->at = g->exchange_cells;
+            g->exchange_cells += f->cells;
+        }
+    /* Interior: one cell off each side with a neighbour; slabs: the rest of the block, dimension
+     * by dimension (those before d within the interior, those after within the block). */
+    size_t in0[3], in1[3];
+    for (int d = 0; d < 3; d++) {
+        size_t b0 = (size_t)g->lo[d], b1 = b0 + E[d];
+        in0[d] = b0 + (size_t)g->lo[d] < b1 ? b0 + (size_t)g->lo[d] : b1;
+        in1[d] = b1 - (size_t)g->hi[d] > in0[d] ? b1 - (size_t)g->hi[d] : in0[d];
+        g->interior[0][d] = in0[d];
+        g->interior[1][d] = in1[d] - in0[d];
+    }
+    g->nslabs = 0;
+    for (int d = 0; d < 3; d++)
+        for (int side = 0; side < 2; side++) {
+            size_t b0 = (size_t)g->lo[d], b1 = b0 + E[d];
+            size_t from = side ? in1[d] : b0, to = side ? b1 : in0[d];
+            if (from == to) continue;
+            size_t(*s)[3] = g->slabs[g->nslabs++];
+            for (int e = 0; e < 3; e++) {
+                s[0][e] = e < d ? in0[e] : (size_t)g->lo[e];
+                s[1][e] = e < d ? in1[e] - in0[e] : E[e];
+            }
+            s[0][d] = from;
+            s[1][d] = to - from;
+        }
+}
+
+/* Checks what one rank can check alone. */
+static gp_status check_stencil(const char *fn, const gp_stencil *s)
+{
+    if (!s) return gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: stencil is NULL", fn);
+    if (s->shape < GP_STENCIL_5POINT || s->shape > GP_STENCIL_7POINT)
+        return gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: %d is not a gp_stencil_shape", fn, (int)s->shape);
+    if (s->type != GP_F32 && s->type != GP_F64)
+        return gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: type %d; stencils are GP_F32 or GP_F64", fn,
+                                 (int)s->type);
+    if ((unsigned)s->boundary > GP_BOUNDARY_ZERO)
+        return gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: %d is not a gp_boundary", fn, (int)s->boundary);
+    if (!s->nx || !s->ny || !s->nz || s->nx > INT_MAX || s->ny > INT_MAX || s->nz > INT_MAX)
+        return gp_set_last_error(GP_ERROR_INVALID_ARGUMENT,
+                                 "%s: the grid is %zu x %zu x %zu; every side must be 1 to %d", fn, s->nx, s->ny, s->nz,
+                                 INT_MAX);
+    if (s->shape != GP_STENCIL_7POINT && s->nz != 1)
+        return gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: nz is %zu; the 2D shapes take nz = 1", fn, s->nz);
+    return GP_SUCCESS;
+}
+
+/* A fingerprint of the arguments that every rank must pass alike (FNV-1a of their values). */
+static uint64_t fingerprint(const gp_stencil *s, const int *dims)
+{
+    double values[19] = {(double)s->shape, (double)s->type, (double)s->boundary, (double)s->nx, (double)s->ny,
+                         (double)s->nz, s->source_weight, dims[0], dims[1], dims[2]};
+    memcpy(values + 10, s->weights, sizeof s->weights);
+    uint64_t h = 1469598103934665603ull;
+    const unsigned char *p = (const unsigned char *)values;
+    for (size_t i = 0; i < sizeof values; i++) h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+static void release(gp_mpi_grid *g)
+{
+    if (g->compute) gp_stream_synchronize(g->compute);
+    if (g->comm_stream) gp_stream_synchronize(g->comm_stream);
+    gp__transport_close(g);
+    for (int i = 0; i < 5; i++) gp_reduce_kernel_destroy(g->reducers[i]);
+    gp_kernel_destroy(g->faces_kernel);
+    gp_program_destroy(g->program);
+    if (g->host) gp_buffer_unmap(NULL, g->mapped ? g->packed : g->pinned);
+    gp_buffer *buffers[] = {g->u[0], g->u[1], g->source, g->packed, g->pinned, g->table};
+    for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++) gp_buffer_destroy(buffers[i]);
+    gp_event_destroy(g->interior_done[0]);
+    gp_event_destroy(g->interior_done[1]);
+    gp_event_destroy(g->slabs_done);
+    gp_stream_destroy(g->compute);
+    gp_stream_destroy(g->comm_stream);
+    if (g->comm != MPI_COMM_NULL) MPI_Comm_free(&g->comm);
+    free(g);
+}
+
+/* The device objects of a grid whose geometry and transport are chosen. */
+static gp_status allocate(gp_mpi_grid *g)
+{
+    gp_status st = GP_SUCCESS;
+    size_t bytes = g->cells * g->es, zero = 0;
+    for (int i = 0; i < 2; i++) {
+        KEEP(st, gp_buffer_create(g->dev, GP_MEMORY_DEVICE, bytes, &g->u[i]));
+        KEEP(st, gp_buffer_fill(NULL, g->u[i], 0, bytes, &zero, g->es));
+        KEEP(st, gp_event_create(g->dev, &g->interior_done[i]));
+    }
+    KEEP(st, gp_stream_create(g->dev, &g->compute));
+    KEEP(st, gp__priority_stream(g->dev, &g->comm_stream));
+    KEEP(st, gp_event_create(g->dev, &g->slabs_done));
+    if (g->nfaces == 0 || st != GP_SUCCESS) return st;
+
+    /* One buffer for the faces sent and those received: one map and one unmap a round where
+     * the host reads them in place (mapped, and an NCCL that takes host memory). */
+    gp_mpi_transport t = g->transport.transport;
+    g->mapped = t == GP_MPI_TRANSPORT_MAPPED || (t == GP_MPI_TRANSPORT_NCCL && gp__nccl_host_memory(g));
+    size_t xbytes = 2 * g->exchange_cells * g->es;
+    KEEP(st, gp_buffer_create(g->dev, g->mapped ? GP_MEMORY_MAPPED : GP_MEMORY_DEVICE, xbytes, &g->packed));
+    if (t == GP_MPI_TRANSPORT_STAGED) {
+        KEEP(st, gp_buffer_create(g->dev, GP_MEMORY_PINNED, xbytes, &g->pinned));
+        KEEP(st, gp_buffer_map(NULL, g->pinned, &g->host));
+    } else if (!g->mapped) {
+        gp_native_buffer native;
+        KEEP(st, gp_buffer_get_native(g->packed, &native));
+        if (st == GP_SUCCESS) g->device_base = (char *)(uintptr_t)native.device_ptr;
+    }
+    KEEP(st, gp__faces_create(g));
+    return st;
+}
+
+gp_status gp_mpi_grid_create(MPI_Comm comm, gp_device *device, const gp_stencil *stencil, const int dims_in[3],
+                             gp_mpi_grid **grid)
+{
+    static const char fn[] = "gp_mpi_grid_create";
+    if (comm == MPI_COMM_NULL) return gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: comm is MPI_COMM_NULL", fn);
+    int rank = 0, size = 1, dims[3] = {0, 0, 0};
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+
+    /* What each rank can check alone, then that every rank passed the same. */
+    gp_status st = check_stencil(fn, stencil);
+    if (st == GP_SUCCESS && !grid) st = gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: grid is NULL", fn);
+    if (st == GP_SUCCESS && !device) st = gp_set_last_error(GP_ERROR_INVALID_HANDLE, "%s: device is NULL", fn);
+    if (st == GP_SUCCESS) {
+        long fixed = 1;
+        for (int d = 0; d < 3; d++) {
+            dims[d] = dims_in ? dims_in[d] : 0;
+            if (dims[d] < 0) st = gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: dims[%d] is %d", fn, d, dims[d]);
+            fixed *= dims[d] ? dims[d] : 1;
+        }
+        if (st == GP_SUCCESS && stencil->shape != GP_STENCIL_7POINT) {
+            if (dims[2] > 1)
+                st = gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: dims[2] is %d; a 2D shape takes 1 rank along z",
+                                       fn, dims[2]);
+            dims[2] = 1;
+        }
+        if (st == GP_SUCCESS && size % fixed)
+            st = gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: dims %d x %d x %d do not divide the %d ranks", fn,
+                                   dims_in[0], dims_in[1], dims_in[2], size);
+        if (st == GP_SUCCESS) {
+            int free_[3] = {!dims[0], !dims[1], !dims[2]};
+            int err = MPI_Dims_create(size, 3, dims);
+            if (err != MPI_SUCCESS) st = gp__mpi_fail(fn, "MPI_Dims_create", err);
+            /* MPI_Dims_create puts the most ranks first (x); the chosen counts go the other way
+             * round, the most along the slowest dimension, whose faces are contiguous in memory
+             * (whole rows to copy, not one cell a row) and whose slabs are whole rows or planes. */
+            for (int a = 0; a < 3; a++)
+                for (int b = a + 1; b < 3; b++)
+                    if (free_[a] && free_[b] && dims[a] > dims[b]) {
+                        int t = dims[a];
+                        dims[a] = dims[b];
+                        dims[b] = t;
+                    }
+        }
+        if (st == GP_SUCCESS && (long)dims[0] * dims[1] * dims[2] != size)
+            st = gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: dims %d x %d x %d are not the %d ranks", fn,
+                                   dims[0], dims[1], dims[2], size);
+        const size_t sides[3] = {stencil->nx, stencil->ny, stencil->nz};
+        for (int d = 0; d < 3 && st == GP_SUCCESS; d++)
+            if (sides[d] < (size_t)dims[d])
+                st = gp_set_last_error(GP_ERROR_INVALID_ARGUMENT,
+                                       "%s: %zu cells along %c for %d ranks; each block needs at least one", fn,
+                                       sides[d], "xyz"[d], dims[d]);
+    }
+    st = gp__agree(comm, st);
+    if (st != GP_SUCCESS) return st;
+    uint64_t mine = fingerprint(stencil, dims), root = mine;
+    MPI_Bcast(&root, 1, MPI_UINT64_T, 0, comm);
+    if (root != mine)
+        st = gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: this rank's stencil or dims differ from rank 0's", fn);
+    st = gp__agree(comm, st);
+    if (st != GP_SUCCESS) return st;
+
+    gp_mpi_grid *g = calloc(1, sizeof *g);
+    MPI_Comm cart = MPI_COMM_NULL;
+    int periods[3] = {0, 0, 0}, err = MPI_SUCCESS;
+    if (!g) st = gp_set_last_error(GP_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
+    /* Ranks keep their numbers (no reordering), so each keeps the device it picked. */
+    err = MPI_Cart_create(comm, 3, dims, periods, 0, &cart);
+    if (err != MPI_SUCCESS && st == GP_SUCCESS) st = gp__mpi_fail(fn, "MPI_Cart_create", err);
+    if (!g) {
+        if (cart != MPI_COMM_NULL) MPI_Comm_free(&cart);
+        return gp__agree(comm, st);
+    }
+    g->comm = cart;
+    if (cart != MPI_COMM_NULL) MPI_Comm_set_errhandler(cart, MPI_ERRORS_RETURN);
+    g->dev = device;
+    g->stencil = *stencil;
+    g->es = gp_type_size(stencil->type);
+    g->mpi_type = stencil->type == GP_F32 ? MPI_FLOAT : MPI_DOUBLE;
+    gp_mpi_block *b = &g->block;
+    b->rank = rank;
+    b->size = size;
+    b->comm = cart;
+    int below[3] = {MPI_PROC_NULL, MPI_PROC_NULL, MPI_PROC_NULL}, above[3] = {MPI_PROC_NULL, MPI_PROC_NULL, MPI_PROC_NULL};
+    if (st == GP_SUCCESS) {
+        MPI_Cart_coords(cart, rank, 3, b->coords);
+        for (int d = 0; d < 3; d++) MPI_Cart_shift(cart, d, 1, &below[d], &above[d]);
+    }
+    const size_t sides[3] = {stencil->nx, stencil->ny, stencil->nz};
+    g->cells = 1;
+    for (int d = 0; d < 3; d++) {
+        b->dims[d] = dims[d];
+        split(sides[d], dims[d], b->coords[d], &b->origin[d], &b->extent[d]);
+        g->lo[d] = below[d] != MPI_PROC_NULL;
+        g->hi[d] = above[d] != MPI_PROC_NULL;
+        b->local[d] = b->extent[d] + (size_t)g->lo[d] + (size_t)g->hi[d];
+        g->cells *= b->local[d];
+    }
+    const size_t first[3] = {(size_t)g->lo[0], (size_t)g->lo[1], (size_t)g->lo[2]};
+    b->first = index_of(b->local, first);
+    g->local = *stencil;
+    g->local.nx = b->local[0];
+    g->local.ny = b->local[1];
+    g->local.nz = b->local[2];
+    plan(g, below, above);
+    for (int i = 0; i < g->nfaces; i++) g->stats.halo_bytes += g->faces[i].cells * g->es;
+    /* Each step below is collective and ends agreed, so every rank takes the next or none. */
+    st = gp__agree(comm, st);
+    if (st == GP_SUCCESS) st = gp__transport_choose(comm, device, fn, &g->transport);
+    if (st == GP_SUCCESS) st = gp__agree(comm, allocate(g));
+    if (st == GP_SUCCESS) st = gp__transport_open(g, fn);
+    if (st != GP_SUCCESS) {
+        release(g);
+        return st;
+    }
+    *grid = g;
+    return GP_SUCCESS;
+}
+
+gp_status gp_mpi_grid_destroy(gp_mpi_grid *grid)
+{
+    if (grid) release(grid);
+    return GP_SUCCESS;
+}
+
+gp_status gp_mpi_grid_get_block(const gp_mpi_grid *grid, gp_mpi_block *block)
+{
+    if (!grid || !block)
+        return gp_set_last_error(grid ? GP_ERROR_INVALID_ARGUMENT : GP_ERROR_INVALID_HANDLE,
+                                 "gp_mpi_grid_get_block: %s is NULL", grid ? "block" : "grid");
+    *block = grid->block;
+    return GP_SUCCESS;
+}
+
+gp_status gp_mpi_grid_get_transport(const gp_mpi_grid *grid, gp_mpi_transport_info *info)
+{
+    if (!grid || !info)
+        return gp_set_last_error(grid ? GP_ERROR_INVALID_ARGUMENT : GP_ERROR_INVALID_HANDLE,
+                                 "gp_mpi_grid_get_transport: %s is NULL", grid ? "info" : "grid");
+    *info = grid->transport;
+    return GP_SUCCESS;
+}
+
+gp_status gp_mpi_grid_get_stats(const gp_mpi_grid *grid, gp_mpi_stats *stats)
+{
+    if (!grid || !stats)
+        return gp_set_last_error(grid ? GP_ERROR_INVALID_ARGUMENT : GP_ERROR_INVALID_HANDLE,
+                                 "gp_mpi_grid_get_stats: %s is NULL", grid ? "stats" : "grid");
+    *stats = grid->stats;
+    return GP_SUCCESS;
+}
+
+static gp_buffer *field_buffer(const gp_mpi_grid *g, gp_mpi_field field)
+{
+    return field == GP_MPI_U ? g->u[g->cur] : field == GP_MPI_SOURCE ? g->source : NULL;
+}
+
+static gp_status check_field(const char *fn, const gp_mpi_grid *g, gp_mpi_field field)
+{
+    if (!g) return gp_set_last_error(GP_ERROR_INVALID_HANDLE, "%s: grid is NULL", fn);
+    if (field != GP_MPI_U && field != GP_MPI_SOURCE)
+        return gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: %d is not a gp_mpi_field", fn, (int)field);
+    return GP_SUCCESS;
+}
+
+gp_status gp_mpi_grid_get_view(const gp_mpi_grid *grid, gp_mpi_field field, gp_view *view)
+{
+    static const char fn[] = "gp_mpi_grid_get_view";
+    gp_status st = check_field(fn, grid, field);
+    if (st != GP_SUCCESS) return st;
+    if (!view) return gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: view is NULL", fn);
+    if (!field_buffer(grid, field))
+        return gp_set_last_error(GP_ERROR_NOT_FOUND, "%s: the grid has no source (gp_mpi_grid_scatter makes it)", fn);
+    *view = GP_VIEW(field_buffer(grid, field));
+    return GP_SUCCESS;
+}
+
+/* ---- Scatter and gather --------------------------------------------------------------------- */
+
+/* An MPI datatype for the block of rank r within the global grid (global) or within r's local
+ * array (local only for r == this rank). */
+static int block_type(const gp_mpi_grid *g, int r, int global, MPI_Datatype *type)
+{
+    int coords[3], sizes[3], sub[3], starts[3];
+    MPI_Cart_coords(g->comm, r, 3, coords);
+    const size_t n[3] = {g->stencil.nx, g->stencil.ny, g->stencil.nz};
+    for (int d = 0; d < 3; d++) {
+        size_t origin, extent;
+        split(n[d], g->block.dims[d], coords[d], &origin, &extent);
+        /* MPI_ORDER_C: the last dimension varies fastest, so z, y, x. */
+        sizes[2 - d] = (int)(global ? n[d] : g->block.local[d]);
+        sub[2 - d] = (int)extent;
+        starts[2 - d] = (int)(global ? origin : (size_t)g->lo[d]);
+    }
+    int err = MPI_Type_create_subarray(3, sizes, sub, starts, MPI_ORDER_C, g->mpi_type, type);
+    if (err == MPI_SUCCESS) err = MPI_Type_commit(type);
+    return err;
+}
+
+/* Moves every block between root's global array and the ranks' local images (to_root: the
+ * gather's direction). */
+static gp_status move_blocks(gp_mpi_grid *g, const char *fn, int root, void *global, void *image, int to_root)
+{
+    int size = g->block.size, rank = g->block.rank, err = MPI_SUCCESS;
+    MPI_Request *req = calloc((size_t)size + 1, sizeof *req);
+    MPI_Datatype *types = calloc((size_t)size + 1, sizeof *types);
+    if (!req || !types) {
+        free(req);
+        free(types);
+        return gp_set_last_error(GP_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
+    }
+    int n = 0;
+    if (rank == root)
+        for (int r = 0; r < size && err == MPI_SUCCESS; r++) {
+            err = block_type(g, r, 1, &types[n]);
+            if (err != MPI_SUCCESS) break;
+            err = to_root ? MPI_Irecv(global, 1, types[n], r, TAG, g->comm, &req[n])
+                          : MPI_Isend(global, 1, types[n], r, TAG, g->comm, &req[n]);
+            n++;
+        }
+    if (err == MPI_SUCCESS) err = block_type(g, rank, 0, &types[n]);
+    if (err == MPI_SUCCESS) {
+        err = to_root ? MPI_Isend(image, 1, types[n], root, TAG, g->comm, &req[n])
+                      : MPI_Irecv(image, 1, types[n], root, TAG, g->comm, &req[n]);
+        n++;
+    }
+    if (err == MPI_SUCCESS) err = MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+    for (int i = 0; i < n; i++) MPI_Type_free(&types[i]);
+    free(req);
+    free(types);
+    return err == MPI_SUCCESS ? GP_SUCCESS : gp__mpi_fail(fn, to_root ? "gathering a block" : "scattering a block", err);
+}
+
+gp_status gp_mpi_grid_scatter(gp_mpi_grid *grid, gp_mpi_field field, int root, const void *global)
+{
+    static const char fn[] = "gp_mpi_grid_scatter";
+    gp_status st = check_field(fn, grid, field);
+    if (st != GP_SUCCESS) return st; /* no grid: no communicator to tell the others on */
+    if (root < 0 || root >= grid->block.size)
+        st = gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: root %d is no rank of the grid's %d", fn, root,
+                               grid->block.size);
+    if (st == GP_SUCCESS && grid->block.rank == root && !global)
+        st = gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: global is NULL on the root", fn);
+    size_t bytes = grid->cells * grid->es;
+    void *image = st == GP_SUCCESS ? calloc(1, bytes ? bytes : 1) : NULL;
+    if (st == GP_SUCCESS && !image) st = gp_set_last_error(GP_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
+    gp_buffer *target = NULL;
+    if (st == GP_SUCCESS && field == GP_MPI_SOURCE) {
+        if (!grid->source) st = gp_buffer_create(grid->dev, GP_MEMORY_DEVICE, bytes, &grid->source);
+        target = grid->source;
+    } else if (st == GP_SUCCESS) {
+        target = grid->u[grid->cur];
+    }
+    st = gp__agree(grid->comm, st);
+    if (st == GP_SUCCESS) st = move_blocks(grid, fn, root, (void *)global, image, 0);
+    if (st == GP_SUCCESS) st = gp_buffer_write(grid->comm_stream, target, 0, image, bytes);
+    if (st == GP_SUCCESS && field == GP_MPI_U) grid->last_steps = 0;
+    free(image);
+    return gp__agree(grid->comm, st);
+}
+
+gp_status gp_mpi_grid_gather(gp_mpi_grid *grid, gp_mpi_field field, int root, void *global)
+{
+    static const char fn[] = "gp_mpi_grid_gather";
+    gp_status st = check_field(fn, grid, field);
+    if (st != GP_SUCCESS) return st;
+    if (root < 0 || root >= grid->block.size)
+        st = gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: root %d is no rank of the grid's %d", fn, root,
+                               grid->block.size);
+    if (st == GP_SUCCESS && grid->block.rank == root && !global)
+        st = gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: global is NULL on the root", fn);
+    if (st == GP_SUCCESS && !field_buffer(grid, field))
+        st = gp_set_last_error(GP_ERROR_NOT_FOUND, "%s: the grid has no source (gp_mpi_grid_scatter makes it)", fn);
+    size_t bytes = grid->cells * grid->es;
+    void *image = st == GP_SUCCESS ? malloc(bytes ? bytes : 1) : NULL;
+    if (st == GP_SUCCESS && !image) st = gp_set_last_error(GP_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
+    KEEP(st, gp_stream_synchronize(grid->compute));
+    KEEP(st, gp_buffer_read(grid->comm_stream, field_buffer(grid, field), 0, image, bytes));
+    st = gp__agree(grid->comm, st);
+    if (st == GP_SUCCESS) st = move_blocks(grid, fn, root, global, image, 1);
+    free(image);
+    return gp__agree(grid->comm, st);
+}
+

@@ -1,0 +1,330 @@
+/* The NCCL transport: a round's faces go by ncclSend/ncclRecv in one group, device buffer to
+ * device buffer, on the grid's comm stream, the host never waiting inside a step. NCCL (RCCL
+ * for HIP devices: the same API) is opened at run time and declared here, as the CUDA plugin
+ * does with cuBLAS, so that building needs none. MPI starts it: rank 0's unique id is broadcast
+ * over the grid's communicator.
+ *
+ * Failure. A rank whose exchange fails (a call's error, NCCL's asynchronous error, any failure
+ * in a run) aborts its communicator (ncclCommAbort) and sends every other rank a notice; a rank
+ * waiting for its stream watches for notices and aborts its own communicator on one, which ends
+ * the NCCL operations that would otherwise wait forever for the failed rank. At the end of the
+ * call every rank takes the notices meant for it and returns the failing rank's message. The
+ * communicators stay aborted: later calls fail until the grid is destroyed.
+ *
+ * An NCCL library that exports `gpuport_nccl_host_memory` takes host memory instead (the tests'
+ * fake, on devices that share the host's memory): its operations complete on the host, so a
+ * round waits for them before the faces are unpacked. */
+#include "internal.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct nccl_id {
+    char internal[128];
+} nccl_id; /* ncclUniqueId */
+typedef struct nccl_comm_s *nccl_comm;
+enum { NCCL_SUCCESS = 0, NCCL_IN_PROGRESS = 7, NCCL_UINT8 = 1 };
+
+/* The entry points as nccl.h declares them (NCCL 2.7 and later), resolved at run time. */
+#define NCCL_FUNCS(X)                                                                          \
+    X(int, ncclGetVersion, (int *))                                                            \
+    X(int, ncclGetUniqueId, (nccl_id *))                                                       \
+    X(int, ncclCommInitRank, (nccl_comm *, int, nccl_id, int))                                 \
+    X(int, ncclCommDestroy, (nccl_comm))                                                       \
+    X(int, ncclCommAbort, (nccl_comm))                                                         \
+    X(int, ncclCommGetAsyncError, (nccl_comm, int *))                                          \
+    X(const char *, ncclGetErrorString, (int))                                                 \
+    X(int, ncclSend, (const void *, size_t, int, int, nccl_comm, void *))                      \
+    X(int, ncclRecv, (void *, size_t, int, int, nccl_comm, void *))                            \
+    X(int, ncclGroupStart, (void))                                                             \
+    X(int, ncclGroupEnd, (void))
+
+#define FIELD(ret, name, args) ret(*name) args;
+static struct {
+    char file[256];  /* the library opened (or tried) */
+    void *handle;
+    char what[160];  /* "NCCL 2.28.3 (libnccl.so.2)", or why it cannot be used */
+    int host_memory; /* the library takes host memory (the tests' fake) */
+    const char *(*last_error)(nccl_comm); /* ncclGetLastError, 2.13 and later */
+    NCCL_FUNCS(FIELD)
+} lib;
+#undef FIELD
+
+struct gp__nccl {
+    nccl_comm comm;
+    int aborted, failed_rank;
+    int notified, received, nreq; /* notices sent (0 or 1 round of them), notices taken */
+    MPI_Request *req;
+    gp_event *end[2]; /* the end of the work queued on the compute and comm streams */
+};
+
+/* Opens the library (once per file name) and resolves its entry points. */
+static int load(const char *file)
+{
+    if (strcmp(lib.file, file) == 0) return lib.handle != NULL;
+    if (lib.handle) dlclose(lib.handle);
+    memset(&lib, 0, sizeof lib);
+    snprintf(lib.file, sizeof lib.file, "%s", file);
+    lib.handle = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+    if (!lib.handle) {
+        const char *e = dlerror();
+        snprintf(lib.what, sizeof lib.what, "%s", e ? e : file);
+        return 0;
+    }
+    const char *missing = NULL;
+#define RESOLVE(ret, name, args)                                                               \
+    *(void **)&lib.name = dlsym(lib.handle, #name);                                            \
+    if (!lib.name && !missing) missing = #name;
+    NCCL_FUNCS(RESOLVE)
+#undef RESOLVE
+    *(void **)&lib.last_error = dlsym(lib.handle, "ncclGetLastError");
+    lib.host_memory = dlsym(lib.handle, "gpuport_nccl_host_memory") != NULL;
+    int v = 0;
+    if (!missing && lib.ncclGetVersion(&v) != NCCL_SUCCESS) missing = "a working ncclGetVersion";
+    if (missing) {
+        snprintf(lib.what, sizeof lib.what, "%s has no %s (NCCL 2.7 or later is needed)", file, missing);
+        dlclose(lib.handle);
+        lib.handle = NULL;
+        return 0;
+    }
+    /* NCCL numbers its versions 10000 * major + 100 * minor + patch from 2.9 on. */
+    snprintf(lib.what, sizeof lib.what, "%s %d.%d.%d (%s)", strstr(file, "rccl") ? "RCCL" : "NCCL", v / 10000,
+             v / 100 % 100, v % 100, file);
+    return 1;
+}
+
+void gp__nccl_probe_device(gp_device *dev, gp__nccl_probe *probe)
+{
+    gp_device_info info;
+    probe->usable = 0;
+    if (gp_device_get_info(dev, &info) != GP_SUCCESS) {
+        snprintf(probe->what, sizeof probe->what, "its device's information: %s", gp_last_error());
+        return;
+    }
+    int gpu = strcmp(info.backend, "cuda") == 0 || strcmp(info.backend, "hip") == 0;
+    const char *file = getenv("GPUPORT_NCCL_LIBRARY");
+    if (!file || !*file) {
+        if (!gpu) {
+            snprintf(probe->what, sizeof probe->what, "its device is %s:%zu; NCCL serves CUDA devices and RCCL HIP devices",
+                     info.backend, info.backend_index);
+            return;
+        }
+        file = strcmp(info.backend, "cuda") == 0 ? "libnccl.so.2" : "librccl.so.1";
+    }
+    if (!load(file)) {
+        snprintf(probe->what, sizeof probe->what, "%s", lib.what);
+        return;
+    }
+    if (lib.host_memory ? !info.unified_memory : !gpu) {
+        snprintf(probe->what, sizeof probe->what, "%s takes %s memory, and its device is %s:%zu", lib.what,
+                 lib.host_memory ? "host" : "CUDA or HIP device", info.backend, info.backend_index);
+        return;
+    }
+    probe->usable = 1;
+    snprintf(probe->what, sizeof probe->what, "%s", lib.what);
+}
+
+int gp__nccl_host_memory(const gp_mpi_grid *g)
+{
+    (void)g;
+    return lib.host_memory;
+}
+
+static gp_status nccl_fail(const char *fn, const char *call, int r, nccl_comm comm)
+{
+    const char *last = comm && lib.last_error ? lib.last_error(comm) : NULL;
+    return gp_set_last_error(GP_ERROR_BACKEND, "%s: %s failed: %s%s%s%s", fn, call, lib.ncclGetErrorString(r),
+                             last && *last ? " (" : "", last && *last ? last : "", last && *last ? ")" : "");
+}
+
+gp_status gp__nccl_open(gp_mpi_grid *g, const char *fn)
+{
+    gp__nccl *n = calloc(1, sizeof *n);
+    g->nccl = n;
+    gp_status st = GP_SUCCESS;
+    if (n) n->req = calloc((size_t)g->block.size, sizeof *n->req);
+    if (!n || !n->req) st = gp_set_last_error(GP_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
+    struct {
+        int ok;
+        nccl_id id;
+    } m = {0, {{0}}};
+    if (g->block.rank == 0 && st == GP_SUCCESS) {
+        int r = lib.ncclGetUniqueId(&m.id);
+        if (r != NCCL_SUCCESS) st = nccl_fail(fn, "ncclGetUniqueId", r, NULL);
+        m.ok = st == GP_SUCCESS;
+    }
+    MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, 0, g->comm);
+    if (!m.ok && st == GP_SUCCESS)
+        st = gp_set_last_error(GP_ERROR_BACKEND, "%s: rank 0 made no NCCL id", fn);
+    for (int i = 0; i < 2; i++) KEEP(st, gp_event_create(g->dev, &n->end[i]));
+    KEEP(st, gp__make_current(g->dev));
+    /* Every rank or none: ncclCommInitRank waits for all. */
+    st = gp__agree(g->comm, st);
+    if (st == GP_SUCCESS) {
+        int r = lib.ncclCommInitRank(&n->comm, g->block.size, m.id, g->block.rank);
+        if (r != NCCL_SUCCESS) {
+            st = nccl_fail(fn, "ncclCommInitRank", r, NULL);
+            n->comm = NULL;
+        }
+    }
+    return gp__agree(g->comm, st);
+}
+
+void gp__nccl_close(gp_mpi_grid *g)
+{
+    gp__nccl *n = g->nccl;
+    if (!n) return;
+    if (n->comm && !n->aborted) lib.ncclCommDestroy(n->comm);
+    if (n->req)
+        for (int i = 0; i < n->nreq; i++) MPI_Wait(&n->req[i], MPI_STATUS_IGNORE);
+    gp_event_destroy(n->end[0]);
+    gp_event_destroy(n->end[1]);
+    free(n->req);
+    free(n);
+    g->nccl = NULL;
+}
+
+static void abort_comm(gp__nccl *n, int failed_rank)
+{
+    if (n->aborted) return;
+    if (n->comm) lib.ncclCommAbort(n->comm);
+    n->aborted = 1;
+    n->failed_rank = failed_rank;
+}
+
+/* This rank failed: its communicator is aborted and every other rank told. */
+static void fail_locally(gp_mpi_grid *g)
+{
+    gp__nccl *n = g->nccl;
+    abort_comm(n, g->block.rank);
+    if (n->notified) return;
+    n->notified = 1;
+    static int notice; /* the message carries nothing: its source is the failed rank */
+    for (int r = 0; r < g->block.size; r++)
+        if (r != g->block.rank) MPI_Isend(&notice, 0, MPI_INT, r, TAG_FAILED, g->comm, &n->req[n->nreq++]);
+}
+
+gp_status gp__nccl_round(gp_mpi_grid *g, const char *fn, int round, char *base, gp_status st)
+{
+    gp__nccl *n = g->nccl;
+    if (n->aborted)
+        return st != GP_SUCCESS ? st
+                                : gp_set_last_error(GP_ERROR_BACKEND,
+                                                    "%s: the grid's NCCL communicator was aborted when rank %d failed; "
+                                                    "destroy the grid",
+                                                    fn, n->failed_rank);
+    void *stream = NULL;
+    if (!lib.host_memory) {
+        gp_native_stream native;
+        KEEP(st, gp_stream_get_native(g->comm_stream, &native));
+        stream = st == GP_SUCCESS ? native.stream : NULL;
+        KEEP(st, gp__make_current(g->dev));
+    }
+    /* Every face's messages go whatever st says, so that no peer waits for them. */
+    size_t back = g->exchange_cells * g->es;
+    int r = lib.ncclGroupStart(), failed = r != NCCL_SUCCESS;
+    const char *call = "ncclGroupStart";
+    for (int i = 0; i < g->nfaces && !failed; i++) {
+        const face *f = &g->faces[i];
+        if (f->round != round) continue;
+        size_t at = f->at * g->es, bytes = f->cells * g->es;
+        r = lib.ncclRecv(base + back + at, bytes, NCCL_UINT8, f->peer, n->comm, stream);
+        call = "ncclRecv";
+        if (r == NCCL_SUCCESS) {
+            r = lib.ncclSend(base + at, bytes, NCCL_UINT8, f->peer, n->comm, stream);
+            call = "ncclSend";
+        }
+        failed = r != NCCL_SUCCESS;
+    }
+    int end = lib.ncclGroupEnd();
+    if (!failed && end != NCCL_SUCCESS && end != NCCL_IN_PROGRESS) {
+        r = end;
+        call = "ncclGroupEnd";
+        failed = 1;
+    }
+    if (failed) {
+        gp_status e = nccl_fail(fn, call, r, n->comm);
+        KEEP(st, e);
+        fail_locally(g);
+    }
+    return lib.host_memory ? gp__nccl_wait(g, fn, st, 1) : st;
+}
+
+/* Whether the wait is over: the operations done (host memory) or both streams' work reached. */
+static int finished(gp_mpi_grid *g, const char *fn, int host_mode, gp_status *st)
+{
+    gp__nccl *n = g->nccl;
+    int r = NCCL_SUCCESS;
+    if (lib.ncclCommGetAsyncError(n->comm, &r) != NCCL_SUCCESS || (r != NCCL_SUCCESS && r != NCCL_IN_PROGRESS)) {
+        gp_status e = nccl_fail(fn, "the halo exchange (NCCL's asynchronous error)", r, n->comm);
+        KEEP(*st, e);
+        fail_locally(g);
+        return 1;
+    }
+    if (host_mode) return r == NCCL_SUCCESS;
+    for (int i = 0; i < 2; i++) {
+        gp_status q = gp_event_query(n->end[i]);
+        if (q == GP_NOT_READY) return 0;
+        if (q != GP_SUCCESS) {
+            KEEP(*st, q);
+            fail_locally(g);
+            return 1;
+        }
+    }
+    return 1;
+}
+
+gp_status gp__nccl_wait(gp_mpi_grid *g, const char *fn, gp_status st, int host_mode)
+{
+    gp__nccl *n = g->nccl;
+    if (!host_mode && !n->aborted) {
+        KEEP(st, gp_event_record(n->end[0], g->compute));
+        KEEP(st, gp_event_record(n->end[1], g->comm_stream));
+    }
+    if (st != GP_SUCCESS && !n->aborted) fail_locally(g);
+    double t0 = gp__now();
+    while (!n->aborted && !finished(g, fn, host_mode, &st)) {
+        int flag = 0;
+        MPI_Status status;
+        MPI_Iprobe(MPI_ANY_SOURCE, TAG_FAILED, g->comm, &flag, &status);
+        if (flag) {
+            MPI_Recv(NULL, 0, MPI_INT, status.MPI_SOURCE, TAG_FAILED, g->comm, MPI_STATUS_IGNORE);
+            n->received++;
+            abort_comm(n, status.MPI_SOURCE);
+            break;
+        }
+        struct timespec pause = {0, 20000};
+        nanosleep(&pause, NULL);
+    }
+    if (host_mode) g->stats.mpi_s += gp__now() - t0;
+    if (!host_mode) {
+        /* Aborted operations end; the streams then finish. */
+        KEEP(st, gp_stream_synchronize(g->compute));
+        KEEP(st, gp_stream_synchronize(g->comm_stream));
+    }
+    return st;
+}
+
+gp_status gp__nccl_settle(gp_mpi_grid *g, gp_status st)
+{
+    gp__nccl *n = g->nccl;
+    int self = n->notified, total = 0, mine = self ? g->block.rank : INT_MAX, first_failed = INT_MAX;
+    MPI_Allreduce(&self, &total, 1, MPI_INT, MPI_SUM, g->comm);
+    MPI_Allreduce(&mine, &first_failed, 1, MPI_INT, MPI_MIN, g->comm);
+    for (int i = n->received; i < total - self; i++)
+        MPI_Recv(NULL, 0, MPI_INT, MPI_ANY_SOURCE, TAG_FAILED, g->comm, MPI_STATUS_IGNORE);
+    if (n->nreq) MPI_Waitall(n->nreq, n->req, MPI_STATUSES_IGNORE);
+    n->notified = n->received = n->nreq = 0;
+    if (total && !n->aborted) {
+        /* Some rank failed while this one finished: its communicator goes too, so that no
+         * later call waits on a peer that has none. */
+        abort_comm(n, first_failed);
+    }
+    /* The failed ranks' own messages first, then anything else. */
+    gp_status first = gp__agree(g->comm, self ? st : GP_SUCCESS);
+    return first != GP_SUCCESS ? first : gp__agree(g->comm, st);
+}
