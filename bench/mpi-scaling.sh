@@ -5,7 +5,7 @@
 # (each its own block, all at once, no exchange), and the efficiency against them: what the
 # exchange costs beyond the ranks' sharing of the machine. CSV rows go to OUT.csv too.
 #   bench/mpi-scaling.sh BUILD_DIR OUT
-# Environment: RANKS ("1 2 4"), MPIEXEC ("mpiexec"), MPI_FLAGS (placement, such as
+# Environment: GPUPORT_MPI_TRANSPORT (auto: see gpuport_mpi.h), RANKS ("1 2 4"), MPIEXEC ("mpiexec"), MPI_FLAGS (placement, such as
 # "--bind-to core --map-by slot:PE=4"), WEAK2 and STRONG2 (sides of the 2D block and grid:
 # 2048, 4096), WEAK3 and STRONG3 (3D: 128, 256), STEPS (50), REPS (5), TYPE (f32 or f64).
 set -eu
@@ -42,15 +42,15 @@ awk -F, 'NR == 1 { next }
     $1 == "apart" { apart[$2 "," $4] = $8; next }
     { rows[++n] = $0 }
     END {
-        print "| mode | shape | ranks | grid | ms per step | MPI wait | exchange alone (share) | halo bytes per rank | efficiency | ranks apart: ms per step, efficiency against them | one rank / gp_stencil_run |"
-        print "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+        print "| mode | shape | ranks | grid | transport | ms per step | host wait for MPI | exchange alone (share) | halo bytes per rank | efficiency | ranks apart: ms per step, efficiency against them | one rank / gp_stencil_run |"
+        print "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
         for (i = 1; i <= n; i++) {
             split(rows[i], f, ",")
             key = f[1] "," f[2]
             eff = f[1] == "weak" ? base[key] / f[8] : base[key] / (f[4] * f[8])
             ref = f[4] == 1 && f[14] > 0 ? sprintf("%.3f", f[14]) : ""
             sep = (f[2] "," f[4]) in apart && f[1] == "weak" ? sprintf("%.3f, %.2f", apart[f[2] "," f[4]], apart[f[2] "," f[4]] / f[8]) : ""
-            printf "| %s | %s | %s (%s) | %s | %.3f | %.3f | %.3f (%.0f%%) | %d | %.2f | %s | %s |\n", f[1], f[2], f[4], f[5], f[6], f[8], f[9], f[10], 100 * f[11], f[12], eff, sep, ref
+            printf "| %s | %s | %s (%s) | %s | %s | %.3f | %.3f | %.3f (%.0f%%) | %d | %.2f | %s | %s |\n", f[1], f[2], f[4], f[5], f[6], f[15], f[8], f[9], f[10], 100 * f[11], f[12], eff, sep, ref
         }
         split(rows[1], f, ",")
         print ""

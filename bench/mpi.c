@@ -2,8 +2,8 @@
  * one line per run: the time per step (median of --reps runs of --steps steps, host clock, a
  * barrier before each, the slowest rank's), the most a rank waited for messages in it, the halo
  * exchange alone (gp_mpi_grid_exchange: packing, copies, messages, unpacking) and its share of
- * the step, the halo bytes per rank and step; with one rank also gp_stencil_run on the same
- * device and grid, timed the same way.
+ * the step, the halo bytes per rank and step, the transport (GPUPORT_MPI_TRANSPORT chooses); with
+ * one rank also gp_stencil_run on the same device and grid, timed the same way.
  *   weak:   every rank a block of --n cells per side (N^2 or N^3), the grid growing with P
  *   strong: a grid of --n cells per side, split over the P ranks
  *   --apart (with weak): every rank a grid of --n cells per side of its own, all at once, no
@@ -162,7 +162,9 @@ int main(int argc, char **argv)
         MPI_Allreduce(&mine, &x[r], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     }
     gp_mpi_stats stats;
+    gp_mpi_transport_info transport;
     gp_mpi_grid_get_stats(g, &stats);
+    gp_mpi_grid_get_transport(g, &transport);
     unsigned long long halo = stats.halo_bytes, most_halo;
     MPI_Reduce(&halo, &most_halo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
     /* With one rank, also the median of each run's time over the reference run right after it:
@@ -182,12 +184,12 @@ int main(int argc, char **argv)
     if (rank == 0) {
         if (header)
             printf("mode,shape,type,ranks,dims,grid,device,ms_per_step,mpi_wait_ms,exchange_ms,exchange_share,"
-                   "halo_bytes_per_rank,one_device_ms,one_rank_ratio\n");
+                   "halo_bytes_per_rank,one_device_ms,one_rank_ratio,transport\n");
         char grid[64];
         snprintf(grid, sizeof grid, three_d ? "%zux%zux%zu" : "%zux%zu", s.nx, s.ny, s.nz);
-        printf("%s,%s,%s,%d,%dx%dx%d,%s,%s:%zu %s,%.4f,%.4f,%.4f,%.3f,%llu,%.4f,%.3f\n", apart ? "apart" : mode, shape,
-               f64 ? "f64" : "f32", size, dims[0], dims[1], dims[2], grid, info.backend, info.backend_index, info.name,
-               ms, wait, alone, alone / ms, most_halo, one_ms, one_ratio);
+        printf("%s,%s,%s,%d,%dx%dx%d,%s,%s:%zu %s,%.4f,%.4f,%.4f,%.3f,%llu,%.4f,%.3f,%s\n", apart ? "apart" : mode,
+               shape, f64 ? "f64" : "f32", size, dims[0], dims[1], dims[2], grid, info.backend, info.backend_index,
+               info.name, ms, wait, alone, alone / ms, most_halo, one_ms, one_ratio, transport.name);
     }
     free(u);
     free(t);
