@@ -54,9 +54,20 @@ static struct {
 } lib;
 #undef FIELD
 
-struct gp__nccl {
+/* A communicator, shared by the grids over the same ranks and devices: ncclCommInitRank costs
+ * a second or more on a few GPUs, and a program may make many grids. An aborted one is shared
+ * no more. */
+typedef struct shared {
     nccl_comm comm;
-    int aborted, failed_rank;
+    int aborted, failed_rank, refs, size;
+    int *ranks; /* the ranks of MPI_COMM_WORLD, in the grid communicator's order */
+    gp_device *dev;
+    struct shared *next;
+} shared;
+static shared *communicators;
+
+struct gp__nccl {
+    shared *s;
     int notified, received, nreq; /* notices sent (0 or 1 round of them), notices taken */
     MPI_Request *req;
     gp_event *end[2]; /* the end of the work queued on the compute and comm streams */
@@ -141,13 +152,54 @@ static gp_status nccl_fail(const char *fn, const char *call, int r, nccl_comm co
                              last && *last ? " (" : "", last && *last ? last : "", last && *last ? ")" : "");
 }
 
-gp_status gp__nccl_open(gp_mpi_grid *g, const char *fn)
+/* The ranks of comm as MPI_COMM_WORLD numbers them (malloc'd), or NULL. */
+static int *world_ranks(MPI_Comm comm, int size)
 {
-    gp__nccl *n = calloc(1, sizeof *n);
-    g->nccl = n;
+    MPI_Group group, world;
+    int *mine = malloc((size_t)size * sizeof *mine), *theirs = malloc((size_t)size * sizeof *theirs);
+    if (!mine || !theirs) {
+        free(mine);
+        free(theirs);
+        return NULL;
+    }
+    MPI_Comm_group(comm, &group);
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    for (int i = 0; i < size; i++) mine[i] = i;
+    MPI_Group_translate_ranks(group, size, mine, world, theirs);
+    MPI_Group_free(&group);
+    MPI_Group_free(&world);
+    free(mine);
+    return theirs;
+}
+
+static shared *find_shared(const gp_mpi_grid *g, const int *ranks)
+{
+    for (shared *c = communicators; c && ranks; c = c->next)
+        if (!c->aborted && c->dev == g->dev && c->size == g->block.size &&
+            memcmp(c->ranks, ranks, (size_t)c->size * sizeof *ranks) == 0)
+            return c;
+    return NULL;
+}
+
+static void release_shared(shared *c)
+{
+    if (!c || --c->refs > 0) return;
+    for (shared **p = &communicators; *p; p = &(*p)->next)
+        if (*p == c) {
+            *p = c->next;
+            break;
+        }
+    if (c->comm && !c->aborted) lib.ncclCommDestroy(c->comm);
+    free(c->ranks);
+    free(c);
+}
+
+/* A new communicator over the grid's ranks: rank 0's id broadcast, every rank joining. */
+static gp_status init_shared(gp_mpi_grid *g, const char *fn, int *ranks, shared **out)
+{
     gp_status st = GP_SUCCESS;
-    if (n) n->req = calloc((size_t)g->block.size, sizeof *n->req);
-    if (!n || !n->req) st = gp_set_last_error(GP_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
+    shared *c = calloc(1, sizeof *c);
+    if (!c || !ranks) st = gp_set_last_error(GP_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
     struct {
         int ok;
         nccl_id id;
@@ -158,27 +210,59 @@ gp_status gp__nccl_open(gp_mpi_grid *g, const char *fn)
         m.ok = st == GP_SUCCESS;
     }
     MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, 0, g->comm);
-    if (!m.ok && st == GP_SUCCESS)
-        st = gp_set_last_error(GP_ERROR_BACKEND, "%s: rank 0 made no NCCL id", fn);
-    for (int i = 0; i < 2; i++) KEEP(st, gp_event_create(g->dev, &n->end[i]));
+    if (!m.ok && st == GP_SUCCESS) st = gp_set_last_error(GP_ERROR_BACKEND, "%s: rank 0 made no NCCL id", fn);
     KEEP(st, gp__make_current(g->dev));
     /* Every rank or none: ncclCommInitRank waits for all. */
     st = gp__agree(g->comm, st);
     if (st == GP_SUCCESS) {
-        int r = lib.ncclCommInitRank(&n->comm, g->block.size, m.id, g->block.rank);
-        if (r != NCCL_SUCCESS) {
-            st = nccl_fail(fn, "ncclCommInitRank", r, NULL);
-            n->comm = NULL;
-        }
+        int r = lib.ncclCommInitRank(&c->comm, g->block.size, m.id, g->block.rank);
+        if (r != NCCL_SUCCESS) st = nccl_fail(fn, "ncclCommInitRank", r, NULL);
     }
-    return gp__agree(g->comm, st);
+    if (st != GP_SUCCESS) {
+        free(c);
+        free(ranks);
+        return st;
+    }
+    c->ranks = ranks;
+    c->size = g->block.size;
+    c->dev = g->dev;
+    c->next = communicators;
+    communicators = c;
+    *out = c;
+    return GP_SUCCESS;
+}
+
+gp_status gp__nccl_open(gp_mpi_grid *g, const char *fn)
+{
+    gp__nccl *n = calloc(1, sizeof *n);
+    g->nccl = n;
+    gp_status st = GP_SUCCESS;
+    if (n) n->req = calloc((size_t)g->block.size, sizeof *n->req);
+    if (!n || !n->req) st = gp_set_last_error(GP_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
+    for (int i = 0; i < 2; i++) KEEP(st, gp_event_create(g->dev, &n->end[i]));
+    st = gp__agree(g->comm, st);
+    if (st != GP_SUCCESS) return st;
+    /* A communicator of an earlier grid where every rank has one over the same ranks. */
+    int *ranks = world_ranks(g->comm, g->block.size), found = 0;
+    shared *c = find_shared(g, ranks);
+    MPI_Allreduce(c ? (int[]){1} : (int[]){0}, &found, 1, MPI_INT, MPI_MIN, g->comm);
+    if (found) {
+        free(ranks);
+    } else {
+        st = init_shared(g, fn, ranks, &c);
+        st = gp__agree(g->comm, st);
+        if (st != GP_SUCCESS) return st;
+    }
+    c->refs++;
+    n->s = c;
+    return GP_SUCCESS;
 }
 
 void gp__nccl_close(gp_mpi_grid *g)
 {
     gp__nccl *n = g->nccl;
     if (!n) return;
-    if (n->comm && !n->aborted) lib.ncclCommDestroy(n->comm);
+    release_shared(n->s);
     if (n->req)
         for (int i = 0; i < n->nreq; i++) MPI_Wait(&n->req[i], MPI_STATUS_IGNORE);
     gp_event_destroy(n->end[0]);
@@ -190,10 +274,10 @@ void gp__nccl_close(gp_mpi_grid *g)
 
 static void abort_comm(gp__nccl *n, int failed_rank)
 {
-    if (n->aborted) return;
-    if (n->comm) lib.ncclCommAbort(n->comm);
-    n->aborted = 1;
-    n->failed_rank = failed_rank;
+    if (n->s->aborted) return;
+    if (n->s->comm) lib.ncclCommAbort(n->s->comm);
+    n->s->aborted = 1;
+    n->s->failed_rank = failed_rank;
 }
 
 /* This rank failed: its communicator is aborted and every other rank told. */
@@ -211,12 +295,12 @@ static void fail_locally(gp_mpi_grid *g)
 gp_status gp__nccl_round(gp_mpi_grid *g, const char *fn, int round, char *base, gp_status st)
 {
     gp__nccl *n = g->nccl;
-    if (n->aborted)
+    if (n->s->aborted)
         return st != GP_SUCCESS ? st
                                 : gp_set_last_error(GP_ERROR_BACKEND,
                                                     "%s: the grid's NCCL communicator was aborted when rank %d failed; "
                                                     "destroy the grid",
-                                                    fn, n->failed_rank);
+                                                    fn, n->s->failed_rank);
     void *stream = NULL;
     if (!lib.host_memory) {
         gp_native_stream native;
@@ -232,10 +316,10 @@ gp_status gp__nccl_round(gp_mpi_grid *g, const char *fn, int round, char *base, 
         const face *f = &g->faces[i];
         if (f->round != round) continue;
         size_t at = f->at * g->es, bytes = f->cells * g->es;
-        r = lib.ncclRecv(base + back + at, bytes, NCCL_UINT8, f->peer, n->comm, stream);
+        r = lib.ncclRecv(base + back + at, bytes, NCCL_UINT8, f->peer, n->s->comm, stream);
         call = "ncclRecv";
         if (r == NCCL_SUCCESS) {
-            r = lib.ncclSend(base + at, bytes, NCCL_UINT8, f->peer, n->comm, stream);
+            r = lib.ncclSend(base + at, bytes, NCCL_UINT8, f->peer, n->s->comm, stream);
             call = "ncclSend";
         }
         failed = r != NCCL_SUCCESS;
@@ -247,7 +331,7 @@ gp_status gp__nccl_round(gp_mpi_grid *g, const char *fn, int round, char *base, 
         failed = 1;
     }
     if (failed) {
-        gp_status e = nccl_fail(fn, call, r, n->comm);
+        gp_status e = nccl_fail(fn, call, r, n->s->comm);
         KEEP(st, e);
         fail_locally(g);
     }
@@ -259,8 +343,8 @@ static int finished(gp_mpi_grid *g, const char *fn, int host_mode, gp_status *st
 {
     gp__nccl *n = g->nccl;
     int r = NCCL_SUCCESS;
-    if (lib.ncclCommGetAsyncError(n->comm, &r) != NCCL_SUCCESS || (r != NCCL_SUCCESS && r != NCCL_IN_PROGRESS)) {
-        gp_status e = nccl_fail(fn, "the halo exchange (NCCL's asynchronous error)", r, n->comm);
+    if (lib.ncclCommGetAsyncError(n->s->comm, &r) != NCCL_SUCCESS || (r != NCCL_SUCCESS && r != NCCL_IN_PROGRESS)) {
+        gp_status e = nccl_fail(fn, "the halo exchange (NCCL's asynchronous error)", r, n->s->comm);
         KEEP(*st, e);
         fail_locally(g);
         return 1;
@@ -281,13 +365,13 @@ static int finished(gp_mpi_grid *g, const char *fn, int host_mode, gp_status *st
 gp_status gp__nccl_wait(gp_mpi_grid *g, const char *fn, gp_status st, int host_mode)
 {
     gp__nccl *n = g->nccl;
-    if (!host_mode && !n->aborted) {
+    if (!host_mode && !n->s->aborted) {
         KEEP(st, gp_event_record(n->end[0], g->compute));
         KEEP(st, gp_event_record(n->end[1], g->comm_stream));
     }
-    if (st != GP_SUCCESS && !n->aborted) fail_locally(g);
+    if (st != GP_SUCCESS && !n->s->aborted) fail_locally(g);
     double t0 = gp__now();
-    while (!n->aborted && !finished(g, fn, host_mode, &st)) {
+    while (!n->s->aborted && !finished(g, fn, host_mode, &st)) {
         int flag = 0;
         MPI_Status status;
         MPI_Iprobe(MPI_ANY_SOURCE, TAG_FAILED, g->comm, &flag, &status);
@@ -319,7 +403,7 @@ gp_status gp__nccl_settle(gp_mpi_grid *g, gp_status st)
         MPI_Recv(NULL, 0, MPI_INT, MPI_ANY_SOURCE, TAG_FAILED, g->comm, MPI_STATUS_IGNORE);
     if (n->nreq) MPI_Waitall(n->nreq, n->req, MPI_STATUSES_IGNORE);
     n->notified = n->received = n->nreq = 0;
-    if (total && !n->aborted) {
+    if (total && !n->s->aborted) {
         /* Some rank failed while this one finished: its communicator goes too, so that no
          * later call waits on a peer that has none. */
         abort_comm(n, first_failed);
