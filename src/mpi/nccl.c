@@ -54,9 +54,9 @@ static struct {
 } lib;
 #undef FIELD
 
-/* A communicator, shared by the grids over the same ranks and devices: ncclCommInitRank costs
- * a second or more on a few GPUs, and a program may make many grids. An aborted one is shared
- * no more. */
+/* A communicator, shared by the grids over the same ranks and devices, and kept for later grids
+ * until MPI_Finalize: ncclCommInitRank costs a second or more on a few GPUs, and a program may
+ * make many grids. An aborted one is shared no more. */
 typedef struct shared {
     nccl_comm comm;
     int aborted, failed_rank, refs, size;
@@ -77,6 +77,15 @@ struct gp__nccl {
 static int load(const char *file)
 {
     if (strcmp(lib.file, file) == 0) return lib.handle != NULL;
+    if (communicators) {
+        /* Another library's communicators live on: that one stays. */
+        void *other = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+        const char *e = other ? NULL : dlerror();
+        snprintf(lib.what, sizeof lib.what, "%s%s%s is in use by this process's grids", e ? e : "", e ? "; " : "",
+                 lib.file);
+        if (other) dlclose(other);
+        return 0;
+    }
     if (lib.handle) dlclose(lib.handle);
     memset(&lib, 0, sizeof lib);
     snprintf(lib.file, sizeof lib.file, "%s", file);
@@ -181,9 +190,8 @@ static shared *find_shared(const gp_mpi_grid *g, const int *ranks)
     return NULL;
 }
 
-static void release_shared(shared *c)
+static void unlink_shared(shared *c)
 {
-    if (!c || --c->refs > 0) return;
     for (shared **p = &communicators; *p; p = &(*p)->next)
         if (*p == c) {
             *p = c->next;
@@ -192,6 +200,20 @@ static void release_shared(shared *c)
     if (c->comm && !c->aborted) lib.ncclCommDestroy(c->comm);
     free(c->ranks);
     free(c);
+}
+
+/* A communicator no grid uses stays for the next grid over the same ranks, until MPI_Finalize
+ * (which calls this, through an attribute of MPI_COMM_SELF); an aborted one goes at once. */
+static int finalize(MPI_Comm comm, int key, void *value, void *extra)
+{
+    (void)comm, (void)key, (void)value, (void)extra;
+    while (communicators) unlink_shared(communicators);
+    return MPI_SUCCESS;
+}
+
+static void release_shared(shared *c)
+{
+    if (c && --c->refs == 0 && c->aborted) unlink_shared(c);
 }
 
 /* A new communicator over the grid's ranks: rank 0's id broadcast, every rank joining. */
@@ -226,6 +248,9 @@ static gp_status init_shared(gp_mpi_grid *g, const char *fn, int *ranks, shared 
     c->ranks = ranks;
     c->size = g->block.size;
     c->dev = g->dev;
+    static int key = MPI_KEYVAL_INVALID;
+    if (key == MPI_KEYVAL_INVALID && MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize, &key, NULL) == MPI_SUCCESS)
+        MPI_Comm_set_attr(MPI_COMM_SELF, key, NULL);
     c->next = communicators;
     communicators = c;
     *out = c;
