@@ -19,12 +19,13 @@
 
 /* The faces of one round between a local array and packed memory, in one launch (on a CPU device
  * a launch costs more than packing a face), in 32-bit words: one row of work-items per row of a
- * face (its cells along x), LANES wide, walking the row. Face f's row of the table: its box's
+ * face (its cells along x), walking the row. Face f's row of the table: its box's
  * first word in the local array when sending and when receiving, its first packed word, its
  * first row among all faces' rows, its words along x, its extent along y and its rows. Received
  * faces are packed `base` words after the sent ones. */
 #define FACE_ROW 7
 #define LANES 32
+#define ROW_WORDS 8
 #define STR_(x) #x
 #define STR(x) STR_(x)
 static const char faces_source[] =
@@ -83,9 +84,14 @@ static gp_status move_faces(gp_mpi_grid *g, int round, gp_buffer *grid, int unpa
     if (first == UINT32_MAX) return GP_SUCCESS;
     uint64_t w = g->es / 4, lx = g->block.local[0] * w, ly = g->block.local[1];
     uint64_t base = unpack ? g->exchange_cells * w : 0;
-    size_t rows = 0, global[2], local[2] = {LANES, 1};
-    for (uint32_t i = first; i <= last; i++) rows += g->faces[i].extent[1] * g->faces[i].extent[2];
-    global[0] = LANES;
+    size_t rows = 0, words = 0, global[2], local[2] = {LANES, 1};
+    for (uint32_t i = first; i <= last; i++) {
+        rows += g->faces[i].extent[1] * g->faces[i].extent[2];
+        words = g->faces[i].extent[0] * w > words ? g->faces[i].extent[0] * w : words;
+    }
+    /* A row is walked by groups of LANES, ROW_WORDS words a work-item: a 2D face is one long
+     * row, which one group alone would walk too slowly. */
+    global[0] = (words + LANES * ROW_WORDS - 1) / (LANES * ROW_WORDS) * LANES;
     global[1] = rows;
     gp_arg args[] = {GP_BUFFER(grid), GP_BUFFER(g->packed), GP_BUFFER(g->table), GP_VALUE(first), GP_VALUE(last),
                      GP_VALUE(lx),     GP_VALUE(ly),        GP_VALUE(dir),      GP_VALUE(base)};
