@@ -27,6 +27,7 @@
 typedef struct face {
     int peer, round;
     size_t send[3], recv[3], extent[3], cells, at;
+    size_t spans; /* of the packing kernel (steps.c) */
 } face;
 
 typedef struct gp__nccl gp__nccl; /* nccl.c's communicator and library */

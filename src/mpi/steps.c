@@ -18,14 +18,16 @@
 #include <stdint.h>
 
 /* The faces of one round between a local array and packed memory, in one launch (on a CPU device
- * a launch costs more than packing a face), in 32-bit words: one row of work-items per row of a
- * face (its cells along x), walking the row. Face f's row of the table: its box's
- * first word in the local array when sending and when receiving, its first packed word, its
- * first row among all faces' rows, its words along x, its extent along y and its rows. Received
+ * a launch costs more than packing a face), in 32-bit words. A face's rows (its cells along x)
+ * are cut into spans of SPAN words, and each span is walked by one group of LANES work-items:
+ * a 2D face along y is one long row, which one group alone would walk too slowly, and a face
+ * along x is a column, one word a row. Face f's row of the table: its box's first word in the
+ * local array when sending and when receiving, its first packed word, its first span among all
+ * faces' spans, its words along x, its extent along y, its spans, and its spans a row. Received
  * faces are packed `base` words after the sent ones. */
-#define FACE_ROW 7
+#define FACE_ROW 8
 #define LANES 32
-#define ROW_WORDS 8
+#define SPAN 256
 #define STR_(x) #x
 #define STR(x) STR_(x)
 static const char faces_source[] =
@@ -37,10 +39,11 @@ static const char faces_source[] =
     "    while (f < last && r >= faces[" STR(FACE_ROW) " * (f + 1) + 3]) f++;\n"
     "    GP_GLOBAL const ulong *d = faces + " STR(FACE_ROW) " * f;\n"
     "    if (r >= d[3] + d[6]) return;\n"
-    "    ulong row = r - d[3], ex = d[4];\n"
+    "    ulong q = r - d[3], row = q / d[7], ex = d[4], x0 = q % d[7] * " STR(SPAN) ";\n"
+    "    ulong x1 = x0 + " STR(SPAN) " < ex ? x0 + " STR(SPAN) " : ex;\n"
     "    GP_GLOBAL uint *g = grid + d[unpack] + lx * (row % d[5] + ly * (row / d[5]));\n"
     "    GP_GLOBAL uint *p = packed + base + d[2] + row * ex;\n"
-    "    for (ulong x = gp_global_id(0); x < ex; x += gp_global_size(0)) {\n"
+    "    for (ulong x = x0 + gp_global_id(0); x < x1; x += " STR(LANES) ") {\n"
     "        if (unpack) g[x] = p[x];\n"
     "        else p[x] = g[x];\n"
     "    }\n"
@@ -50,18 +53,20 @@ static const char faces_source[] =
 gp_status gp__faces_create(gp_mpi_grid *g)
 {
     /* The table counts 32-bit words: an element is es / 4 of them. */
-    uint64_t rows[6 * FACE_ROW] = {0}, w = g->es / 4, first_row = 0;
+    uint64_t rows[6 * FACE_ROW] = {0}, w = g->es / 4, first_span = 0;
     for (int i = 0; i < g->nfaces; i++) {
         const face *f = &g->faces[i];
         uint64_t *r = rows + FACE_ROW * i;
         r[0] = index_of(g->block.local, f->send) * w;
         r[1] = index_of(g->block.local, f->recv) * w;
         r[2] = f->at * w;
-        r[3] = first_row;
+        r[3] = first_span;
         r[4] = f->extent[0] * w;
         r[5] = f->extent[1];
-        r[6] = f->extent[1] * f->extent[2];
-        first_row += r[6];
+        r[7] = (r[4] + SPAN - 1) / SPAN;
+        r[6] = f->extent[1] * f->extent[2] * r[7];
+        g->faces[i].spans = r[6];
+        first_span += r[6];
     }
     gp_status st = gp_buffer_create(g->dev, GP_MEMORY_DEVICE, sizeof rows, &g->table);
     KEEP(st, gp_buffer_write(NULL, g->table, 0, rows, sizeof rows));
@@ -84,15 +89,10 @@ static gp_status move_faces(gp_mpi_grid *g, int round, gp_buffer *grid, int unpa
     if (first == UINT32_MAX) return GP_SUCCESS;
     uint64_t w = g->es / 4, lx = g->block.local[0] * w, ly = g->block.local[1];
     uint64_t base = unpack ? g->exchange_cells * w : 0;
-    size_t rows = 0, words = 0, global[2], local[2] = {LANES, 1};
-    for (uint32_t i = first; i <= last; i++) {
-        rows += g->faces[i].extent[1] * g->faces[i].extent[2];
-        words = g->faces[i].extent[0] * w > words ? g->faces[i].extent[0] * w : words;
-    }
-    /* A row is walked by groups of LANES, ROW_WORDS words a work-item: a 2D face is one long
-     * row, which one group alone would walk too slowly. */
-    global[0] = (words + LANES * ROW_WORDS - 1) / (LANES * ROW_WORDS) * LANES;
-    global[1] = rows;
+    size_t spans = 0, global[2], local[2] = {LANES, 1};
+    for (uint32_t i = first; i <= last; i++) spans += g->faces[i].spans;
+    global[0] = LANES;
+    global[1] = spans;
     gp_arg args[] = {GP_BUFFER(grid), GP_BUFFER(g->packed), GP_BUFFER(g->table), GP_VALUE(first), GP_VALUE(last),
                      GP_VALUE(lx),     GP_VALUE(ly),        GP_VALUE(dir),      GP_VALUE(base)};
     return gp_kernel_launch(g->comm_stream, g->faces_kernel, 2, global, local, sizeof args / sizeof args[0], args);
