@@ -145,7 +145,7 @@ static gp_status allocate(gp_mpi_grid *g)
     /* One buffer for the faces sent and those received: one map and one unmap a round where
      * the host reads them in place (mapped, and an NCCL that takes host memory). */
     gp_mpi_transport t = g->transport.transport;
-    g->mapped = t == GP_MPI_TRANSPORT_MAPPED || (t == GP_MPI_TRANSPORT_NCCL && gp__nccl_host_memory(g));
+    g->mapped = t == GP_MPI_TRANSPORT_MAPPED || (t == GP_MPI_TRANSPORT_NCCL && gp__nccl_host_memory());
     size_t xbytes = 2 * g->exchange_cells * g->es;
     KEEP(st, gp_buffer_create(g->dev, g->mapped ? GP_MEMORY_MAPPED : GP_MEMORY_DEVICE, xbytes, &g->packed));
     if (t == GP_MPI_TRANSPORT_STAGED) {

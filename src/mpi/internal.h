@@ -111,6 +111,6 @@ gp_status gp__nccl_round(gp_mpi_grid *g, const char *fn, int round, char *base, 
 gp_status gp__nccl_wait(gp_mpi_grid *g, const char *fn, gp_status st, int host_mode);
 gp_status gp__nccl_settle(gp_mpi_grid *g, gp_status st);
 void gp__nccl_close(gp_mpi_grid *g);
-int gp__nccl_host_memory(const gp_mpi_grid *g);
+int gp__nccl_host_memory(void);
 
 #endif

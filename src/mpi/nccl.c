@@ -148,9 +148,8 @@ void gp__nccl_probe_device(gp_device *dev, gp__nccl_probe *probe)
     snprintf(probe->what, sizeof probe->what, "%s", lib.what);
 }
 
-int gp__nccl_host_memory(const gp_mpi_grid *g)
+int gp__nccl_host_memory(void)
 {
-    (void)g;
     return lib.host_memory;
 }
 

@@ -68,7 +68,7 @@ gp_status gp__transport_choose(MPI_Comm comm, gp_device *dev, const char *fn, gp
     st = gp__agree(comm, st);
     if (st != GP_SUCCESS) return st;
 
-    char nccl_why[200], mpi_why[200];
+    char nccl_why[200], mpi_why[200] = "not asked for";
     gp__nccl_probe probe = {0, "not asked for"};
     if (asked < 0 || asked == GP_MPI_TRANSPORT_NCCL) gp__nccl_probe_device(dev, &probe);
     int mpi_mine = asked < 0 || asked == GP_MPI_TRANSPORT_MPI ? device_aware_mpi(&dinfo, mpi_why, sizeof mpi_why) : 0;
