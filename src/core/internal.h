@@ -19,7 +19,7 @@ struct gp_device {
     gp_stream *streams;
     gp__builtin *builtins; /* built-in kernels compiled so far, kept for the process */
     /* Bytes of the device's memory held by buffers: some drivers (pocl) allocate on first use
-     * and abort when that fails, so core refuses what would not fit (memory.c). */
+     * and abort when that fails, so core refuses what would not fit (objects/buffer.c). */
     _Atomic uint64_t mem_used;
 };
 
@@ -52,6 +52,9 @@ struct gp_stream {
     /* The tagged words of reduce and scan (gp__sync), and the last call's stamp. */
     gp_buffer *sync;
     uint32_t stamp;
+    /* What the layer above keeps with the stream goes through this when the stream does (the
+     * primitives' scratch): streams need not know the primitives. */
+    void (*cleanup)(gp_stream *stream);
 };
 
 struct gp_event {
@@ -89,16 +92,23 @@ int gp__debug_on(const char *topic);
 void gp__debug(const char *topic, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 extern const gp__host gp__host_table;
 
-/* registry.c: loads the plugins once; every public entry point that needs them calls this. */
+/* objects/registry.c: loads the plugins once; every public entry point that needs them calls this. */
 gp_status gp__init(void);
 
-/* stream.c: the stream a call runs on (NULL = the device's default), checked against dev. */
+/* objects/stream.c: the stream a call runs on (NULL = the device's default), checked against dev. */
 gp_status gp__stream_for(gp_stream *stream, gp_device *dev, const char *what, gp_stream **out);
-/* registry.c: fn on the default stream of every device, up to the first failure (what a NULL
+/* objects/registry.c: fn on the default stream of every device, up to the first failure (what a NULL
  * stream means where a call has no device to take one from). */
 gp_status gp__each_default_stream(gp_status (*fn)(gp_stream *stream));
-/* memory.c: 1 when gp_buffer_map gives the buffer's memory itself to the host. */
+/* objects/buffer.c: 1 when gp_buffer_map gives the buffer's memory itself to the host; an
+ * error when the buffer is mapped. */
 int gp__host_addressable(const gp_buffer *b);
+gp_status gp__check_unmapped(gp_buffer *b, const char *fn);
+/* objects/buffer.c: an error when off + bytes pass the buffer's end (which: "source"). */
+gp_status gp__check_range(const gp_buffer *b, size_t off, size_t bytes, const char *fn, const char *which);
+/* movement/move.c: a copy within one device, its ranges checked (transfer.c's gp_buffer_copy). */
+gp_status gp__copy_within(gp_stream *stream, gp_buffer *dst, size_t doff, gp_buffer *src, size_t soff, size_t bytes,
+                          int blocking, const char *fn);
 /* transfer.c: a copy between buffers of two devices, ranges checked (gpuport.h says how). */
 gp_status gp__copy_between(gp_stream *stream, gp_buffer *dst, size_t doff, gp_buffer *src, size_t soff, size_t bytes,
                            int blocking, const char *fn);
@@ -143,7 +153,8 @@ int gp__vector_safe(const char *expression, int doubles);
 size_t gp__parse_params(const char *src, const char *const *defines, size_t ndefines, const char *name,
                         gp_kernel_param *out, size_t max, int *readable);
 
-/* builtin.c: the built-in kernels and what the primitives share. */
+/* objects/builtin_kernels.c: the built-in kernels; primitives/primitive.c: what the primitives
+ * share. */
 /* The kernel `name` of a built-in source (kernels/<file>.gp text, embedded in libgpuport) built
  * for the device with the given options; compiled once per device and options, then kept.
  * nparams: the kernel's parameter count (its declaration is made by macros, which the source
@@ -183,7 +194,6 @@ const char *gp__type_name(gp_type type);
 /* "-DGP_TYPE=3": the options every built-in source is compiled with for that type; NULL and an
  * error for a type the device cannot run (f64 without fp64). */
 const char *gp__type_option(gp_device *dev, gp_type type, const char *fn);
-void gp__stream_release(gp_stream *stream);
 
 /* Embedded kernel sources: kernels/types.gp joined to kernels/map.gp and so on. */
 extern const char gp__src_map[], gp__src_reduce[], gp__src_scan[], gp__src_stencil[], gp__src_gemm[], gp__src_copy[];

@@ -1,92 +1,10 @@
-/* What the primitives share: built-in kernels compiled once per device, the scratch memory and
- * lock kept with each stream, and the checks of their operands. */
+/* What the primitives share: which variant of a kernel runs, the scratch memory and lock kept
+ * with each stream (the stream frees it through its cleanup), and the checks of operands. */
 #include "internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct gp__builtin {
-    const char *source; /* embedded text: compared by address */
-    const char *options, *name; /* in text[] */
-    gp_program *program;
-    gp_kernel *kernel;
-    gp__builtin *next;
-    char text[];
-};
-
-size_t gp_type_size(gp_type type)
-{
-    switch (type) {
-    case GP_F32: case GP_I32: case GP_U32: return 4;
-    case GP_F64: case GP_I64: case GP_U64: return 8;
-    case GP_TYPE_NONE: break;
-    }
-    return 0;
-}
-
-const char *gp__type_name(gp_type type)
-{
-    static const char *const names[] = {"value of no gp_type", "float", "double", "int", "uint", "long", "ulong"};
-    return gp_type_size(type) ? names[type] : names[0];
-}
-
-const char *gp__type_option(gp_device *dev, gp_type type, const char *fn)
-{
-    static const char *const options[] = {NULL, "-DGP_TYPE=1", "-DGP_TYPE=2", "-DGP_TYPE=3",
-                                          "-DGP_TYPE=4", "-DGP_TYPE=5", "-DGP_TYPE=6"};
-    if (gp_type_size(type) == 0) {
-        gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: %d is not a gp_type", fn, (int)type);
-        return NULL;
-    }
-    if (type == GP_F64 && !dev->info.fp64) {
-        gp__fail(GP_ERROR_UNSUPPORTED, "%s: %s:%zu (%s) has no double precision", fn, dev->info.backend,
-                 dev->info.backend_index, dev->info.name);
-        return NULL;
-    }
-    return options[type];
-}
-
-gp_status gp__builtin_kernel(gp_device *dev, const char *source, const char *options, const char *name,
-                             size_t nparams, gp_kernel **kernel)
-{
-    /* Compiling under the lock keeps two threads from building the same kernel twice; it
-     * happens once per kernel and device. */
-    pthread_mutex_lock(&dev->lock);
-    gp_status st = GP_SUCCESS;
-    gp__builtin *b = dev->builtins;
-    while (b && !(b->source == source && strcmp(b->options, options) == 0 && strcmp(b->name, name) == 0))
-        b = b->next;
-    gp_program *program = NULL;
-    if (!b) {
-        /* Another kernel of the same source and options shares the program. */
-        for (gp__builtin *o = dev->builtins; o && !program; o = o->next)
-            if (o->source == source && strcmp(o->options, options) == 0) program = o->program;
-        size_t olen = strlen(options) + 1, nlen = strlen(name) + 1;
-        b = calloc(1, sizeof *b + olen + nlen);
-        if (!b) st = gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "no host memory for a built-in kernel");
-        if (st == GP_SUCCESS && !program) st = gp_program_create(dev, source, options, &program);
-        else if (st == GP_SUCCESS) atomic_fetch_add(&program->refs, 1);
-        if (st == GP_SUCCESS) {
-            st = gp__kernel_create(program, name, nparams, &b->kernel);
-            gp_program_destroy(program); /* the kernel holds it */
-        }
-        if (st == GP_SUCCESS) {
-            b->source = source;
-            b->options = memcpy(b->text, options, olen);
-            b->name = memcpy(b->text + olen, name, nlen);
-            b->program = program;
-            b->next = dev->builtins;
-            dev->builtins = b;
-        } else {
-            free(b);
-            b = NULL;
-        }
-    }
-    pthread_mutex_unlock(&dev->lock);
-    if (b) *kernel = b->kernel;
-    return st;
-}
 
 int gp__variant(const gp_device *dev, const gp__variants *v)
 {
@@ -105,9 +23,12 @@ gp_status gp__variant_check(const gp__variants *v, const char *fn)
 }
 
 /* *slot, one of the stream's buffers, made at least bytes long. */
+static void release_scratch(gp_stream *stream);
+
 static gp_status grow(gp_stream *stream, gp_buffer **slot, size_t bytes)
 {
     if (*slot && (*slot)->size >= bytes) return GP_SUCCESS;
+    stream->cleanup = release_scratch;
     /* Work still queued may use the old buffer: wait for it before freeing. */
     gp_status st = stream->be->stream_synchronize(stream->dev->impl, stream->impl);
     if (st != GP_SUCCESS) return st;
@@ -166,12 +87,12 @@ gp_status gp_stream_trim(gp_stream *stream)
     return st;
 }
 
-void gp__stream_release(gp_stream *stream)
+/* The stream's cleanup (see struct gp_stream): its scratch goes with it. */
+static void release_scratch(gp_stream *stream)
 {
     gp_buffer_destroy(stream->scratch);
     gp_buffer_destroy(stream->sync);
     stream->scratch = stream->sync = NULL;
-    pthread_mutex_destroy(&stream->lock);
 }
 
 gp_status gp__primitive_begin(gp_stream **stream, gp_device *dev, const char *fn)

@@ -1,4 +1,4 @@
-/* Copies between buffers of two devices (memory.c has checked the ranges). Core decides how: peer
+/* Copies between buffers of two devices (move.c has checked the ranges). Core decides how: peer
  * to peer where one plugin connects both devices; one copy from or into the memory itself where
  * the host can address either buffer (a CPU device's, a pinned one); else through pinned host
  * memory kept for the pair, in chunks, reading the next chunk from the source while the last
@@ -249,4 +249,30 @@ gp_status gp__copy_between(gp_stream *stream, gp_buffer *dst, size_t doff, gp_bu
     }
     pthread_mutex_unlock(&p->lock);
     return st;
+}
+
+/* gp_buffer_copy's checks, then the copy within a device (move.c) or between two. */
+static gp_status do_copy(gp_stream *stream, gp_buffer *dst, size_t doff, gp_buffer *src, size_t soff, size_t bytes,
+                         int blocking, const char *fn)
+{
+    GP__CHECK_HANDLE(dst, "dst");
+    GP__CHECK_HANDLE(src, "src");
+    gp_status st = gp__check_range(dst, doff, bytes, fn, "destination");
+    if (st == GP_SUCCESS) st = gp__check_range(src, soff, bytes, fn, "source");
+    if (st == GP_SUCCESS && dst == src && bytes && doff < soff + bytes && soff < doff + bytes)
+        st = gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: source and destination ranges overlap", fn);
+    if (st == GP_SUCCESS) st = gp__check_unmapped(dst, fn);
+    if (st == GP_SUCCESS) st = gp__check_unmapped(src, fn);
+    if (st != GP_SUCCESS) return st;
+    if (dst->dev != src->dev) return gp__copy_between(stream, dst, doff, src, soff, bytes, blocking, fn);
+    return gp__copy_within(stream, dst, doff, src, soff, bytes, blocking, fn);
+}
+
+gp_status gp_buffer_copy(gp_stream *s, gp_buffer *dst, size_t doff, gp_buffer *src, size_t soff, size_t bytes)
+{
+    return do_copy(s, dst, doff, src, soff, bytes, 1, __func__);
+}
+gp_status gp_buffer_copy_async(gp_stream *s, gp_buffer *dst, size_t doff, gp_buffer *src, size_t soff, size_t bytes)
+{
+    return do_copy(s, dst, doff, src, soff, bytes, 0, __func__);
 }

@@ -368,32 +368,3 @@ gp_status gp__each_default_stream(gp_status (*fn)(gp_stream *stream))
     for (size_t i = 0; i < ndevices && st == GP_SUCCESS; i++) st = fn(devices[i]->default_stream);
     return st;
 }
-
-gp_status gp_device_synchronize(gp_device *device)
-{
-    GP__CHECK_HANDLE(device, "device");
-    /* Wait outside the lock, so that other threads can make and free streams meanwhile; each
-     * stream is held by a reference, so one destroyed during the wait is freed after it. */
-    pthread_mutex_lock(&device->lock);
-    size_t n = 1;
-    for (gp_stream *s = device->streams; s; s = s->next) n++;
-    gp_stream **held = malloc(n * sizeof *held);
-    if (held) {
-        n = 0;
-        held[n++] = device->default_stream;
-        for (gp_stream *s = device->streams; s; s = s->next) {
-            atomic_fetch_add(&s->refs, 1);
-            held[n++] = s;
-        }
-    }
-    pthread_mutex_unlock(&device->lock);
-    if (!held) return gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "gp_device_synchronize: no host memory");
-    gp_status st = GP_SUCCESS;
-    for (size_t i = 0; i < n; i++) {
-        if (st == GP_SUCCESS) st = device->be->stream_synchronize(device->impl, held[i]->impl);
-        if (i > 0) gp__stream_unref(held[i]);
-    }
-    free(held);
-    gp__trace_flush(device, NULL);
-    return st;
-}
