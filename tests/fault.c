@@ -13,7 +13,13 @@
  *
  * It runs with GPUPORT_PLUGIN_PATH naming the fault plugin's folder and GPUPORT_FAULT_REAL the
  * real OpenCL plugin; core is linked in statically, with malloc, calloc, realloc and strdup
- * wrapped (ld --wrap), so that only core's own allocations are failed, not the driver's. */
+ * wrapped (ld --wrap), so that only core's own allocations are failed, not the driver's.
+ *
+ * The same phases run the CUDA plugin against tests/fake_cuda.c, a fake driver that fails its
+ * Nth driver, NVRTC or cuBLAS call: GPUPORT_FAULT_DEVICE names the device (opencl:0 unless set)
+ * and GPUPORT_FAULT_CONTROL the library that is armed (the OpenCL plugin of GPUPORT_PLUGIN_PATH
+ * unless set). Where that library says its kernels do not run (the fake's), only results that
+ * need no kernel are checked; where it counts its live objects, none may be left over. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -64,24 +70,36 @@ static void arm_alloc(long at)
     atomic_store(&alloc_fail_at, at);
 }
 
-/* ---- The fault plugin's controls ---- */
+/* ---- The controls of the library that fails ---- */
 
-enum { FAULT_KINDS = 4, FAULT_DEVICE_LOST = 3 };
+enum { FAULT_ALLOC = -1 }; /* the cold phase's kind for core's allocations */
 static void (*fault_arm)(long at, int kind);
 static long (*fault_calls)(void);
+static int fault_kinds = 4, kernels_run = 1;
+static long (*fault_live)(void); /* optional: the objects the driver holds */
 
-static void find_fault_plugin(void)
+static const char *device_name(void)
+{
+    const char *name = getenv("GPUPORT_FAULT_DEVICE");
+    return name && *name ? name : "opencl:0";
+}
+
+static void find_controls(void)
 {
     char path[1024];
-    const char *dir = getenv("GPUPORT_PLUGIN_PATH");
-    snprintf(path, sizeof path, "%s/libgpuport-opencl.so", dir ? dir : ".");
+    const char *control = getenv("GPUPORT_FAULT_CONTROL"), *dir = getenv("GPUPORT_PLUGIN_PATH");
+    if (control && *control) snprintf(path, sizeof path, "%s", control);
+    else snprintf(path, sizeof path, "%s/libgpuport-opencl.so", dir ? dir : ".");
     void *lib = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
     if (lib) {
         *(void **)&fault_arm = dlsym(lib, "gp_fault_arm");
         *(void **)&fault_calls = dlsym(lib, "gp_fault_calls");
+        *(void **)&fault_live = dlsym(lib, "gp_fault_live");
+        int (*kinds)(void), (*runs)(void);
+        if ((*(void **)&kinds = dlsym(lib, "gp_fault_kinds"))) fault_kinds = kinds();
+        if ((*(void **)&runs = dlsym(lib, "gp_fault_kernels_run"))) kernels_run = runs();
     }
-    if (!fault_arm || !fault_calls)
-        fail_msg("the fault plugin %s is not the opencl plugin in use", path);
+    if (!fault_arm || !fault_calls) fail_msg("%s is not loaded, or does not export gp_fault_arm and gp_fault_calls", path);
 }
 
 /* ---- The scenario ---- */
@@ -145,6 +163,8 @@ static void expect(run *r, int ok, int good, const char *what)
 {
     if (ok && !good) broken(r, "%s: every call succeeded but the result is wrong", what);
 }
+/* A result that kernels compute: checked where they run. */
+#define EXPECT_KERNEL(r, ok, good, what) expect(r, (ok) && kernels_run, good, what)
 
 /* Buffers of each kind, copies both ways and within, a fill, map and unmap, events. */
 static void chain_memory(run *r, gp_device *dev, gp_stream *s)
@@ -222,7 +242,7 @@ static void chain_kernel(run *r, gp_device *dev, gp_stream *s)
     CHAIN(gp_buffer_read(s, y, 0, host_out, sizeof host_out));
     int good = 1;
     for (int i = 0; i < N; i++) good &= host_out[i] == 3.0f * host_x[i] + 2.0f;
-    expect(r, ok, good, "kernel");
+    EXPECT_KERNEL(r, ok, good, "kernel");
     DESTROY(gp_kernel_destroy(k));
     DESTROY(gp_buffer_destroy(x));
     DESTROY(gp_buffer_destroy(y));
@@ -248,13 +268,13 @@ static void chain_primitives(run *r, gp_device *dev, gp_stream *s)
     CHAIN(gp_buffer_read(s, o, 0, host_out, sizeof host_out));
     int good = 1;
     for (int i = 0; i < N; i++) good &= host_out[i] == 0.5f * host_x[i] + host_y[i];
-    expect(r, ok, good, "gp_map");
+    EXPECT_KERNEL(r, ok, good, "gp_map");
 
     ok = base;
     float sum = 0, want = 0;
     for (int i = 0; i < N; i++) want += host_y[i]; /* exact: small integers and halves */
     CHAIN(gp_reduce_to_host(s, GP_REDUCE_SUM, GP_F32, N, GP_VIEW(y), &sum));
-    expect(r, ok, sum == want, "gp_reduce");
+    EXPECT_KERNEL(r, ok, sum == want, "gp_reduce");
 
     ok = base;
     CHAIN(gp_scan(s, GP_SCAN_SUM, 0, GP_F32, N, GP_VIEW(y), GP_VIEW(o)));
@@ -262,7 +282,7 @@ static void chain_primitives(run *r, gp_device *dev, gp_stream *s)
     float run_sum = 0;
     good = 1;
     for (int i = 0; i < N; i++) good &= host_out[i] == (run_sum += host_y[i]);
-    expect(r, ok, good, "gp_scan");
+    EXPECT_KERNEL(r, ok, good, "gp_scan");
 
     ok = base;
     gp_stencil st = {GP_STENCIL_5POINT, GP_F32, GP_BOUNDARY_ZERO, GRID, GRID, 1, {0, 1, 1, 1, 1}, 0};
@@ -275,7 +295,7 @@ static void chain_primitives(run *r, gp_device *dev, gp_stream *s)
                       (j ? host_y[(j - 1) * GRID + i] : 0) + (j < GRID - 1 ? host_y[(j + 1) * GRID + i] : 0);
             good &= fabsf(host_out[j * GRID + i] - w) <= 1e-4f * fabsf(w);
         }
-    expect(r, ok, good, "gp_stencil_apply");
+    EXPECT_KERNEL(r, ok, good, "gp_stencil_apply");
 
     for (int impl = GP_GEMM_GPUPORT; impl <= GP_GEMM_VENDOR; impl++) {
         char text[256];
@@ -291,7 +311,8 @@ static void chain_primitives(run *r, gp_device *dev, gp_stream *s)
                 for (int q = 0; q < MAT; q++) c += (double)host_x[i * MAT + q] * host_y[q * MAT + j];
                 good &= fabs(host_out[i * MAT + j] - c) <= 1e-3 * (1 + fabs(c));
             }
-        expect(r, ok, good, impl == GP_GEMM_VENDOR ? "gp_gemm (vendor)" : "gp_gemm");
+        if (impl == GP_GEMM_VENDOR) expect(r, ok, good, "gp_gemm (vendor)");
+        else EXPECT_KERNEL(r, ok, good, "gp_gemm");
     }
 
     ok = base;
@@ -302,7 +323,7 @@ static void chain_primitives(run *r, gp_device *dev, gp_stream *s)
     CHAIN(gp_buffer_read(s, o, 0, host_out, sizeof host_out));
     good = 1;
     for (int i = 0; i < N; i++) good &= host_out[i] == host_x[i] * host_y[i] + 0.5f;
-    expect(r, ok, good, "gp_map_kernel");
+    EXPECT_KERNEL(r, ok, good, "gp_map_kernel");
 
     ok = base;
     uint64_t count = 0, want_count = 0;
@@ -313,7 +334,7 @@ static void chain_primitives(run *r, gp_device *dev, gp_stream *s)
     CHAIN(gp_buffer_create(dev, GP_MEMORY_DEVICE, 8, &g));
     CHAIN(gp_reduce_kernel_run(s, rk, N, &xv, GP_VIEW(g)));
     CHAIN(gp_buffer_read(s, g, 0, &count, 8));
-    expect(r, ok, count == want_count, "gp_reduce_kernel");
+    EXPECT_KERNEL(r, ok, count == want_count, "gp_reduce_kernel");
 
     STEP(gp_stream_synchronize(s));
     STEP(gp_stream_trim(s));
@@ -326,7 +347,8 @@ static void chain_primitives(run *r, gp_device *dev, gp_stream *s)
 }
 
 /* Native handles out and back in, host memory registered, and (where there is a second
- * device: CI runs this with POCL_DEVICES="pthread pthread") a copy between devices. */
+ * device: CI runs this with POCL_DEVICES="pthread pthread", and the fake CUDA driver has two) a
+ * copy between devices. */
 static uint32_t registered[N];
 static void chain_interop(run *r, gp_device *dev, gp_stream *s)
 {
@@ -347,7 +369,9 @@ static void chain_interop(run *r, gp_device *dev, gp_stream *s)
     CHAIN(gp_stream_wrap(dev, &ns, GP_BORROW, &ws));
     CHAIN(gp_buffer_register_host(dev, registered, sizeof registered, &reg));
     CHAIN(gp_buffer_copy(ws, w, 0, reg, 0, sizeof registered));
-    if (gp_device_find("opencl:1", &other) == GP_SUCCESS) {
+    char second[32];
+    snprintf(second, sizeof second, "%.*s:1", (int)strcspn(device_name(), ":"), device_name());
+    if (gp_device_find(second, &other) == GP_SUCCESS) {
         CHAIN(gp_buffer_create(other, GP_MEMORY_DEVICE, sizeof registered, &far));
         CHAIN(gp_buffer_copy(ws, far, 0, a, 0, sizeof registered));
         CHAIN(gp_buffer_copy(NULL, a, 0, far, 0, sizeof registered));
@@ -386,37 +410,50 @@ static void healthy(gp_device *dev, const char *after)
 static gp_device *device(void)
 {
     gp_device *dev = NULL;
-    if (gp_device_find("opencl:0", &dev) != GP_SUCCESS) fail_msg("no opencl:0: %s", gp_last_error());
+    if (gp_device_find(device_name(), &dev) != GP_SUCCESS) fail_msg("no %s: %s", device_name(), gp_last_error());
     return dev;
 }
 
 /* ---- The three phases ---- */
 
+/* What the driver holds once the default stream has given back its scratch; 0 where it does not
+ * say. */
+static long held(void)
+{
+    if (!fault_live) return 0;
+    if (gp_stream_trim(NULL) != GP_SUCCESS) fail_msg("trimming the default stream: %s", gp_last_error());
+    return fault_live();
+}
+
 static void plugin_faults(void **state)
 {
     (void)state;
     gp_device *dev = device();
-    find_fault_plugin();
+    find_controls();
     healthy(dev, "the warm-up"); /* compiles and caches everything once */
     fault_arm(0, 0);
     healthy(dev, "the counting run");
-    long total = fault_calls();
-    print_message("%ld plugin calls in a run; each fails in turn, %d ways\n", total, FAULT_KINDS);
+    long total = fault_calls(), live = held();
+    print_message("%ld calls in a run; each fails in turn, %d ways\n", total, fault_kinds);
     long recovered = 0;
     for (long at = 1; at <= total; at++)
-        for (int kind = 0; kind < FAULT_KINDS; kind++) {
+        for (int kind = 0; kind < fault_kinds; kind++) {
             run r = {0};
             fault_arm(at, kind);
             scenario(&r, dev);
             fault_arm(0, 0);
-            if (r.broken) fail_msg("plugin call %ld failing (kind %d): %s", at, kind, r.why);
+            if (r.broken) fail_msg("call %ld failing (kind %d): %s", at, kind, r.why);
             recovered += !r.failures; /* a refused cache entry is rebuilt, say: right results checked */
             char after[64];
-            snprintf(after, sizeof after, "plugin call %ld failing (kind %d)", at, kind);
+            snprintf(after, sizeof after, "call %ld failing (kind %d)", at, kind);
             healthy(dev, after);
+            /* whatever the failing run made and lost would still be held now */
+            if (held() != live)
+                fail_msg("after call %ld failing (kind %d), the driver holds %ld objects, %ld before", at, kind,
+                         held(), live);
         }
     print_message("%ld of %ld failures were recovered from inside gpuport, with right results\n", recovered,
-                  total * FAULT_KINDS);
+                  total * fault_kinds);
 }
 
 static void alloc_faults(void **state)
@@ -440,19 +477,20 @@ static void alloc_faults(void **state)
     }
 }
 
-/* The child of the cold phase: from the very first call, fail plugin call `at` as kind (kind
- * FAULT_KINDS: fail core's allocation `at` instead); at 0, print how many plugin calls and
- * allocations a first run makes. */
+/* The child of the cold phase: from the very first call, fail call `at` as kind (kind
+ * FAULT_ALLOC: fail core's allocation `at` instead); at 0, print how many calls and allocations a
+ * first run makes, and how many kinds of failure there are. */
 static int cold_child(long at, int kind)
 {
     /* The plugin is loaded at first use, so it is armed through the environment. */
     char v[64];
     snprintf(v, sizeof v, "%ld,%d", at, kind);
-    if (kind < FAULT_KINDS) setenv("GPUPORT_FAULT_AT", v, 1);
-    arm_alloc(kind == FAULT_KINDS ? at : LONG_MAX);
+    if (kind != FAULT_ALLOC) setenv("GPUPORT_FAULT_AT", v, 1);
+    arm_alloc(kind == FAULT_ALLOC ? at : LONG_MAX);
     run r = {0};
     gp_device *dev = NULL;
-    gp_status st = gp_device_find("opencl:0", &dev);
+    gp_status st = gp_device_find(device_name(), &dev);
+    if (st == GP_SUCCESS) find_controls();
     if (st == GP_SUCCESS) scenario(&r, dev);
     else ok_step(&r, "gp_device_find", st);
     if (at == 0 && (r.failures || r.broken)) {
@@ -461,13 +499,12 @@ static int cold_child(long at, int kind)
     }
     if (at == 0) {
         long a = atomic_load(&allocs);
-        find_fault_plugin();
-        printf("%ld %ld\n", fault_calls(), a);
+        printf("%ld %ld %d\n", fault_calls(), a, fault_kinds);
         return 0;
     }
     if (r.broken) {
-        fprintf(stderr, "cold, %s %ld failing (kind %d): %s\n", kind < FAULT_KINDS ? "plugin call" : "allocation", at,
-                kind, r.why);
+        fprintf(stderr, "cold, %s %ld failing (kind %d): %s\n", kind != FAULT_ALLOC ? "call" : "allocation", at, kind,
+                r.why);
         return 1;
     }
     return 0;
@@ -507,13 +544,14 @@ static void cold_faults(void **state)
     ssize_t got = read(fds[0], text, sizeof text - 1);
     close(fds[0]);
     long calls = 0, allocations = 0;
-    if (status != 0 || got <= 0 || sscanf(text, "%ld %ld", &calls, &allocations) != 2 || calls <= 0)
+    int kinds = 0;
+    if (status != 0 || got <= 0 || sscanf(text, "%ld %ld %d", &calls, &allocations, &kinds) != 3 || calls <= 0)
         fail_msg("the counting child failed (status 0x%x, '%s')", status, text);
-    print_message("a first run makes %ld plugin calls and %ld allocations; each fails in turn in a fresh process\n",
-                  calls, allocations);
+    print_message("a first run makes %ld calls and %ld allocations; each fails in turn in a fresh process\n", calls,
+                  allocations);
     int failed = 0;
-    for (int kind = 0; kind <= FAULT_KINDS; kind++)
-        for (long at = 1; at <= (kind < FAULT_KINDS ? calls : allocations); at++)
+    for (int kind = FAULT_ALLOC; kind < kinds; kind++)
+        for (long at = 1; at <= (kind != FAULT_ALLOC ? calls : allocations); at++)
             if ((status = spawn(at, kind, -1)) != 0) {
                 fprintf(stderr, "cold: %ld failing (kind %d) ended the child with status 0x%x\n", at, kind, status);
                 failed++;

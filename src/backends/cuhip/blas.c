@@ -160,9 +160,11 @@ gp_status gp__ch_blas_gemm(void *dev, void *stream, gp_type type, int trans_a, i
 
 void gp__ch_blas_close(gp__ch_device *d)
 {
-    /* Made in the device's context, so destroyed there; a context that cannot be entered any
-     * more took the handle's resources with it. */
-    if (d->blas && gp__ch_vendor_enter(d) == GP_SUCCESS)
+    /* Made in the device's context, so destroyed there; destroyed all the same where that
+     * context cannot be entered any more, as the handle also holds host memory. */
+    if (d->blas) {
+        gp__ch_vendor_enter(d);
         gp__ch.blas_destroy(d->blas);
+    }
     d->blas = NULL;
 }

@@ -288,8 +288,10 @@ static void ch_device_close(void *dev)
 {
     gp__ch_device *d = dev;
     gp__ch_blas_close(d);
-    if (d->fill_module && gp__ch_vendor_enter(d) == GP_SUCCESS)
+    if (d->fill_module) {
+        gp__ch_vendor_enter(d);
         gp__ch.module_unload(d->fill_module);
+    }
     pthread_mutex_destroy(&d->fill_lock);
     pthread_mutex_destroy(&d->blas_lock);
     gp__ch_vendor_device_close(d);
@@ -344,14 +346,15 @@ static gp_status ch_buffer_create(void *dev, gp_memory memory, size_t bytes, voi
 static void ch_buffer_destroy(void *dev, void *buf)
 {
     ch_buffer *b = buf;
-    if (gp__ch_vendor_enter(dev) == GP_SUCCESS) {
-        if (b->registered && b->host)
-            gp__ch.host_unregister(b->host);
-        else if (b->owned && b->memory == GP_MEMORY_DEVICE && !CH_DPTR_IS_NULL(b->ptr))
-            gp__ch.mem_free(b->ptr);
-        else if (b->owned && b->host)
-            gp__ch.host_free(b->host);
-    }
+    /* Released even where the context cannot be made current (a lost one): the driver frees
+     * what it can, and gpuport keeps nothing. Likewise for every destroy below. */
+    gp__ch_vendor_enter(dev);
+    if (b->registered && b->host)
+        gp__ch.host_unregister(b->host);
+    else if (b->owned && b->memory == GP_MEMORY_DEVICE && !CH_DPTR_IS_NULL(b->ptr))
+        gp__ch.mem_free(b->ptr);
+    else if (b->owned && b->host)
+        gp__ch.host_free(b->host);
     free(b);
 }
 
@@ -392,9 +395,8 @@ static gp_status ch_stream_create(void *dev, void **out)
 
 static void ch_stream_destroy(void *dev, void *stream)
 {
-    if (gp__ch_vendor_enter(dev) != GP_SUCCESS)
-        return;
-    gp__ch.stream_synchronize((ch_stream)stream);
+    if (gp__ch_vendor_enter(dev) == GP_SUCCESS)
+        gp__ch.stream_synchronize((ch_stream)stream);
     gp__ch.stream_destroy((ch_stream)stream);
 }
 
@@ -581,8 +583,8 @@ static gp_status ch_event_create(void *dev, void **out)
 static void ch_event_destroy(void *dev, void *event)
 {
     ch_event_obj *e = event;
-    if (gp__ch_vendor_enter(dev) == GP_SUCCESS)
-        gp__ch.event_destroy(e->ev);
+    gp__ch_vendor_enter(dev);
+    gp__ch.event_destroy(e->ev);
     free(e);
 }
 
@@ -806,10 +808,9 @@ static void ch_program_destroy(void *dev, void *program)
 {
     /* Work queued earlier may still run the module's kernels (gpuport.h's lifetimes): wait for
      * the device first. Modules go rarely; buffers go often, and the driver's own free waits. */
-    if (gp__ch_vendor_enter(dev) == GP_SUCCESS) {
+    if (gp__ch_vendor_enter(dev) == GP_SUCCESS)
         gp__ch.ctx_synchronize();
-        gp__ch.module_unload((ch_module)program);
-    }
+    gp__ch.module_unload((ch_module)program);
 }
 
 /* ---- Kernels ---- */

@@ -195,14 +195,16 @@ gp_status gp__kernel_create(gp_program *program, const char *name, size_t declar
     if (declared == (size_t)-1 && (!program->options || (opts && gp__parse_options(opts, words, &nwords) == GP_SUCCESS)))
         n = gp__parse_params(program->source, words, nwords, name, found, MAX_PARAMS, &readable);
     free(opts);
-    k->props.nargs = declared != (size_t)-1 ? declared : readable ? n : (size_t)-1;
+    size_t hint = declared != (size_t)-1 ? declared : readable ? n : (size_t)-1;
+    k->props.nargs = hint;
     gp_status st = program->be->kernel_create(program->dev->impl, program->impl, name, &k->impl, &k->props);
     if (st != GP_SUCCESS) {
         free(k);
         return st;
     }
-    /* Kept only where the source agrees with the backend's count. */
-    if (k->props.nargs == (size_t)-1) k->props.nargs = n;
+    /* A backend that cannot count (a CUDA driver before 12.4) leaves the count to the hint,
+     * unknown where there is none; the parameters are kept only where the source agrees. */
+    if (k->props.nargs == (size_t)-1) k->props.nargs = hint;
     if (readable && n == k->props.nargs && n <= MAX_PARAMS && (k->params = malloc((n ? n : 1) * sizeof *found)))
         memcpy(k->params, found, n * sizeof *found);
     k->be = program->be;
