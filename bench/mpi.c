@@ -74,71 +74,69 @@ static double reference_ms(reference *r, const gp_stencil *s, int steps)
     return 1e3 * (MPI_Wtime() - t0) / steps;
 }
 
-int main(int argc, char **argv)
+typedef struct options {
+    const char *mode, *shape;
+    size_t n;
+    int steps, reps, f64, header, apart, three_d;
+} options;
+
+/* 0 when the command line is good. */
+static int parse(int argc, char **argv, options *o)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    const char *mode = "weak", *shape = "5point";
-    size_t n = 2048;
-    int steps = 50, reps = 5, f64 = 0, header = 0, apart = 0;
+    *o = (options){"weak", "5point", 2048, 50, 5, 0, 0, 0, 0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--mode") && v) mode = argv[++i];
-        else if (!strcmp(a, "--shape") && v) shape = argv[++i];
-        else if (!strcmp(a, "--n") && v) n = (size_t)strtoull(argv[++i], NULL, 10);
-        else if (!strcmp(a, "--steps") && v) steps = atoi(argv[++i]);
-        else if (!strcmp(a, "--reps") && v) reps = atoi(argv[++i]);
-        else if (!strcmp(a, "--f64")) f64 = 1;
-        else if (!strcmp(a, "--header")) header = 1;
-        else if (!strcmp(a, "--apart")) apart = 1;
+        if (!strcmp(a, "--mode") && v) o->mode = argv[++i];
+        else if (!strcmp(a, "--shape") && v) o->shape = argv[++i];
+        else if (!strcmp(a, "--n") && v) o->n = (size_t)strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(a, "--steps") && v) o->steps = atoi(argv[++i]);
+        else if (!strcmp(a, "--reps") && v) o->reps = atoi(argv[++i]);
+        else if (!strcmp(a, "--f64")) o->f64 = 1;
+        else if (!strcmp(a, "--header")) o->header = 1;
+        else if (!strcmp(a, "--apart")) o->apart = 1;
         else {
             if (rank == 0)
                 fprintf(stderr, "usage: mpiexec -n P gpuport-bench-mpi [--mode weak|strong] [--shape 5point|7point]\n"
                                 "         [--n N] [--steps S] [--reps R] [--f64] [--apart] [--header]\n");
-            MPI_Finalize();
-            return 2;
+            return 1;
         }
     }
-    int three_d = !strcmp(shape, "7point");
-    if ((strcmp(mode, "weak") && strcmp(mode, "strong")) || (!three_d && strcmp(shape, "5point")) || n < 3 ||
-        steps < 1 || reps < 1 || (apart && strcmp(mode, "weak"))) {
+    o->three_d = !strcmp(o->shape, "7point");
+    if ((strcmp(o->mode, "weak") && strcmp(o->mode, "strong")) || (!o->three_d && strcmp(o->shape, "5point")) ||
+        o->n < 3 || o->steps < 1 || o->reps < 1 || (o->apart && strcmp(o->mode, "weak"))) {
         if (rank == 0)
             fprintf(stderr, "gpuport-bench-mpi: bad --mode, --shape, --n, --steps or --reps (--apart is for --mode weak)\n");
-        MPI_Finalize();
-        return 2;
+        return 1;
     }
-    /* The grid's ranks: all, or with --apart this one alone. */
-    MPI_Comm comm = MPI_COMM_WORLD;
-    if (apart) MPI_Comm_split(MPI_COMM_WORLD, rank, 0, &comm);
-    int grid_size = apart ? 1 : size, dims[3] = {0, 0, three_d ? 0 : 1};
-    MPI_Dims_create(grid_size, 3, dims);
-    /* The layout gp_mpi_grid_create chooses for dims of 0: the most ranks along the slowest
-     * dimension (MPI_Dims_create's counts come largest first). */
-    int slowest = three_d ? 2 : 1, largest = dims[0];
-    dims[0] = dims[slowest];
-    dims[slowest] = largest;
-    gp_stencil s = {three_d ? GP_STENCIL_7POINT : GP_STENCIL_5POINT, f64 ? GP_F64 : GP_F32, GP_BOUNDARY_FIXED, n, n,
-                    three_d ? n : 1, {0}, 0};
-    for (int i = 1; i < (three_d ? 7 : 5); i++) s.weights[i] = three_d ? 1.0 / 6 : 0.25;
-    if (!strcmp(mode, "weak")) {
-        s.nx *= (size_t)dims[0];
-        s.ny *= (size_t)dims[1];
-        s.nz *= (size_t)dims[2];
-    }
-    gp_device *dev;
-    gp_device_info info;
-    gp_mpi_grid *g;
-    reference ref = {0};
-    void *u = rank == 0 || apart ? initial(&s) : NULL;
-    if (gp_mpi_device_select(MPI_COMM_WORLD, &dev) || gp_device_get_info(dev, &info)) die("setting up");
-    if (size == 1) reference_create(&ref, dev, &s, u);
-    if (gp_mpi_grid_create(comm, dev, &s, dims, &g)) die("setting up");
-    if (gp_mpi_grid_scatter(g, GP_MPI_U, 0, u) || gp_mpi_grid_run(g, 2)) die("the first steps");
-    /* Per rep: the slowest rank's time per step and the most any rank waited for messages; then
-     * the exchange alone, as many times. */
+    return 0;
+}
+
+/* The layout gp_mpi_grid_create chooses for dims of 0 (gpuport_mpi.h): x whole, the ranks over
+ * y (and z), the most along the slowest (MPI_Dims_create's counts come largest first). */
+static void layout(int ranks, int three_d, int dims[3])
+{
+    int two[2] = {0, 0};
+    MPI_Dims_create(ranks, three_d ? 2 : 1, two);
+    dims[0] = 1;
+    dims[1] = three_d ? two[1] : two[0];
+    dims[2] = three_d ? two[0] : 1;
+}
+
+/* What a run measured: medians over the reps, in ms a step. */
+typedef struct measured {
+    double ms, wait, alone, one_ms, one_ratio;
+    unsigned long long most_halo;
+    char transport[32];
+} measured;
+
+/* Per rep: the slowest rank's time per step and the most any rank waited for messages, with
+ * one rank also the reference right after; then the exchange alone, as many times. */
+static void measure(gp_mpi_grid *g, reference *ref, const gp_stencil *s, const options *o, measured *m)
+{
+    int reps = o->reps, steps = o->steps;
     double *t = malloc((size_t)reps * sizeof *t), *w = malloc((size_t)reps * sizeof *w);
     double *x = malloc((size_t)reps * sizeof *x), *one = malloc((size_t)reps * sizeof *one);
+    if (!t || !w || !x || !one) die("out of host memory");
     for (int r = 0; r < reps; r++) {
         gp_mpi_stats before, after;
         gp_mpi_grid_get_stats(g, &before);
@@ -151,7 +149,7 @@ int main(int argc, char **argv)
         MPI_Allreduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         t[r] = most[0];
         w[r] = most[1];
-        if (size == 1) one[r] = reference_ms(&ref, &s, steps);
+        if (size == 1) one[r] = reference_ms(ref, s, steps);
     }
     for (int r = 0; r < reps; r++) {
         MPI_Barrier(MPI_COMM_WORLD);
@@ -165,38 +163,77 @@ int main(int argc, char **argv)
     gp_mpi_transport_info transport;
     gp_mpi_grid_get_stats(g, &stats);
     gp_mpi_grid_get_transport(g, &transport);
-    unsigned long long halo = stats.halo_bytes, most_halo;
-    MPI_Reduce(&halo, &most_halo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+    snprintf(m->transport, sizeof m->transport, "%s", transport.name);
+    unsigned long long halo = stats.halo_bytes;
+    MPI_Reduce(&halo, &m->most_halo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
     /* With one rank, also the median of each run's time over the reference run right after it:
      * pairs run back to back, so a drift of the machine's speed (on a shared CPU, by half or more
      * between runs) cancels. The ratios go in w once its median is taken. */
-    double wait = median(w, reps), one_ratio = 0;
+    m->wait = median(w, reps);
+    m->one_ratio = 0;
     if (size == 1) {
         for (int r = 0; r < reps; r++) w[r] = t[r] / one[r];
-        one_ratio = median(w, reps);
+        m->one_ratio = median(w, reps);
     }
-    double ms = median(t, reps), alone = median(x, reps);
-    gp_mpi_grid_destroy(g);
-    double one_ms = size == 1 ? median(one, reps) : 0;
-    gp_buffer_destroy(ref.a);
-    gp_buffer_destroy(ref.b);
-    gp_stream_destroy(ref.stream);
-    if (rank == 0) {
-        if (header)
-            printf("mode,shape,type,ranks,dims,grid,device,ms_per_step,mpi_wait_ms,exchange_ms,exchange_share,"
-                   "halo_bytes_per_rank,one_device_ms,one_rank_ratio,transport\n");
-        char grid[64];
-        snprintf(grid, sizeof grid, three_d ? "%zux%zux%zu" : "%zux%zu", s.nx, s.ny, s.nz);
-        printf("%s,%s,%s,%d,%dx%dx%d,%s,%s:%zu %s,%.4f,%.4f,%.4f,%.3f,%llu,%.4f,%.3f,%s\n", apart ? "apart" : mode,
-               shape, f64 ? "f64" : "f32", size, dims[0], dims[1], dims[2], grid, info.backend, info.backend_index,
-               info.name, ms, wait, alone, alone / ms, most_halo, one_ms, one_ratio, transport.name);
-    }
-    free(u);
+    m->ms = median(t, reps);
+    m->alone = median(x, reps);
+    m->one_ms = size == 1 ? median(one, reps) : 0;
     free(t);
     free(w);
     free(x);
     free(one);
-    if (apart) MPI_Comm_free(&comm);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    options o;
+    if (parse(argc, argv, &o)) {
+        MPI_Finalize();
+        return 2;
+    }
+    /* The grid's ranks: all, or with --apart this one alone. */
+    MPI_Comm comm = MPI_COMM_WORLD;
+    if (o.apart) MPI_Comm_split(MPI_COMM_WORLD, rank, 0, &comm);
+    int dims[3];
+    layout(o.apart ? 1 : size, o.three_d, dims);
+    gp_stencil s = {o.three_d ? GP_STENCIL_7POINT : GP_STENCIL_5POINT, o.f64 ? GP_F64 : GP_F32, GP_BOUNDARY_FIXED, o.n,
+                    o.n, o.three_d ? o.n : 1, {0}, 0};
+    for (int i = 1; i < (o.three_d ? 7 : 5); i++) s.weights[i] = o.three_d ? 1.0 / 6 : 0.25;
+    if (!strcmp(o.mode, "weak")) {
+        s.nx *= (size_t)dims[0];
+        s.ny *= (size_t)dims[1];
+        s.nz *= (size_t)dims[2];
+    }
+    gp_device *dev;
+    gp_device_info info;
+    gp_mpi_grid *g;
+    reference ref = {0};
+    void *u = rank == 0 || o.apart ? initial(&s) : NULL;
+    if (gp_mpi_device_select(MPI_COMM_WORLD, &dev) || gp_device_get_info(dev, &info)) die("setting up");
+    if (size == 1) reference_create(&ref, dev, &s, u);
+    if (gp_mpi_grid_create(comm, dev, &s, dims, &g)) die("setting up");
+    if (gp_mpi_grid_scatter(g, GP_MPI_U, 0, u) || gp_mpi_grid_run(g, 2)) die("the first steps");
+    measured m;
+    measure(g, &ref, &s, &o, &m);
+    gp_mpi_grid_destroy(g);
+    gp_buffer_destroy(ref.a);
+    gp_buffer_destroy(ref.b);
+    gp_stream_destroy(ref.stream);
+    if (rank == 0) {
+        if (o.header)
+            printf("mode,shape,type,ranks,dims,grid,device,ms_per_step,mpi_wait_ms,exchange_ms,exchange_share,"
+                   "halo_bytes_per_rank,one_device_ms,one_rank_ratio,transport\n");
+        char grid[64];
+        snprintf(grid, sizeof grid, o.three_d ? "%zux%zux%zu" : "%zux%zu", s.nx, s.ny, s.nz);
+        printf("%s,%s,%s,%d,%dx%dx%d,%s,%s:%zu %s,%.4f,%.4f,%.4f,%.3f,%llu,%.4f,%.3f,%s\n", o.apart ? "apart" : o.mode,
+               o.shape, o.f64 ? "f64" : "f32", size, dims[0], dims[1], dims[2], grid, info.backend, info.backend_index,
+               info.name, m.ms, m.wait, m.alone, m.alone / m.ms, m.most_halo, m.one_ms, m.one_ratio, m.transport);
+    }
+    free(u);
+    if (o.apart) MPI_Comm_free(&comm);
     MPI_Finalize();
     return 0;
 }

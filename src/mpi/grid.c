@@ -160,86 +160,76 @@ static gp_status allocate(gp_mpi_grid *g)
     return st;
 }
 
-gp_status gp_mpi_grid_create(MPI_Comm comm, gp_device *device, const gp_stencil *stencil, const int dims_in[3],
-                             gp_mpi_grid **grid)
+/* Ranks along the free dimensions (0 in dims) of the ones taken: MPI_Dims_create's counts,
+ * the most along the slowest dimension, whose faces are contiguous in memory (whole rows to
+ * copy, not one cell a row) and whose slabs are whole rows or planes. */
+static int spread(int size, int dims[3])
 {
-    static const char fn[] = "gp_mpi_grid_create";
-    if (comm == MPI_COMM_NULL) return gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: comm is MPI_COMM_NULL", fn);
-    int rank = 0, size = 1, dims[3] = {0, 0, 0};
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
+    int free_[3] = {!dims[0], !dims[1], !dims[2]};
+    int err = MPI_Dims_create(size, 3, dims);
+    for (int a = 0; a < 3; a++)
+        for (int b = a + 1; b < 3; b++)
+            if (free_[a] && free_[b] && dims[a] > dims[b]) {
+                int t = dims[a];
+                dims[a] = dims[b];
+                dims[b] = t;
+            }
+    return err;
+}
 
-    /* What each rank can check alone, then that every rank passed the same. */
-    gp_status st = check_stencil(fn, stencil);
-    if (st == GP_SUCCESS && !grid) st = gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: grid is NULL", fn);
-    if (st == GP_SUCCESS && !device) st = gp_set_last_error(GP_ERROR_INVALID_HANDLE, "%s: device is NULL", fn);
-    if (st == GP_SUCCESS) {
-        long fixed = 1;
-        for (int d = 0; d < 3; d++) {
-            dims[d] = dims_in ? dims_in[d] : 0;
-            if (dims[d] < 0) st = gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: dims[%d] is %d", fn, d, dims[d]);
-            fixed *= dims[d] ? dims[d] : 1;
-        }
-        if (st == GP_SUCCESS && stencil->shape != GP_STENCIL_7POINT) {
-            if (dims[2] > 1)
-                st = gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: dims[2] is %d; a 2D shape takes 1 rank along z",
-                                       fn, dims[2]);
-            dims[2] = 1;
-        }
-        if (st == GP_SUCCESS && size % fixed)
-            st = gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: dims %d x %d x %d do not divide the %d ranks", fn,
-                                   dims_in[0], dims_in[1], dims_in[2], size);
-        if (st == GP_SUCCESS) {
-            int free_[3] = {!dims[0], !dims[1], !dims[2]};
-            int err = MPI_Dims_create(size, 3, dims);
-            if (err != MPI_SUCCESS) st = gp__mpi_fail(fn, "MPI_Dims_create", err);
-            /* MPI_Dims_create puts the most ranks first (x); the chosen counts go the other way
-             * round, the most along the slowest dimension, whose faces are contiguous in memory
-             * (whole rows to copy, not one cell a row) and whose slabs are whole rows or planes. */
-            for (int a = 0; a < 3; a++)
-                for (int b = a + 1; b < 3; b++)
-                    if (free_[a] && free_[b] && dims[a] > dims[b]) {
-                        int t = dims[a];
-                        dims[a] = dims[b];
-                        dims[b] = t;
-                    }
-        }
-        if (st == GP_SUCCESS && (long)dims[0] * dims[1] * dims[2] != size)
-            st = gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: dims %d x %d x %d are not the %d ranks", fn,
-                                   dims[0], dims[1], dims[2], size);
-        const size_t sides[3] = {stencil->nx, stencil->ny, stencil->nz};
-        for (int d = 0; d < 3 && st == GP_SUCCESS; d++)
-            if (sides[d] < (size_t)dims[d])
-                st = gp_set_last_error(GP_ERROR_INVALID_ARGUMENT,
-                                       "%s: %zu cells along %c for %d ranks; each block needs at least one", fn,
-                                       sides[d], "xyz"[d], dims[d]);
+/* The layout: dims_in where given; where free, x is left whole while y and z (2D: y) can take
+ * the ranks with a cell each, since faces across x are one cell a row and cost the most to
+ * move; otherwise spread over every free dimension. */
+static gp_status choose_dims(const char *fn, const gp_stencil *stencil, const int dims_in[3], int size, int dims[3])
+{
+    long fixed = 1;
+    for (int d = 0; d < 3; d++) {
+        dims[d] = dims_in ? dims_in[d] : 0;
+        if (dims[d] < 0) return gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: dims[%d] is %d", fn, d, dims[d]);
+        fixed *= dims[d] ? dims[d] : 1;
     }
-    st = gp__agree(comm, st);
-    if (st != GP_SUCCESS) return st;
-    uint64_t mine = fingerprint(stencil, dims), root = mine;
-    MPI_Bcast(&root, 1, MPI_UINT64_T, 0, comm);
-    if (root != mine)
-        st = gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: this rank's stencil or dims differ from rank 0's", fn);
-    st = gp__agree(comm, st);
-    if (st != GP_SUCCESS) return st;
+    if (stencil->shape != GP_STENCIL_7POINT) {
+        if (dims[2] > 1)
+            return gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: dims[2] is %d; a 2D shape takes 1 rank along z",
+                                     fn, dims[2]);
+        dims[2] = 1;
+    }
+    if (size % fixed)
+        return gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: dims %d x %d x %d do not divide the %d ranks", fn,
+                                 dims_in[0], dims_in[1], dims_in[2], size);
+    const size_t sides[3] = {stencil->nx, stencil->ny, stencil->nz};
+    int err = MPI_SUCCESS;
+    if (!dims[0] && (!dims[1] || !dims[2])) {
+        int whole_x[3] = {1, dims[1], dims[2]};
+        err = spread(size, whole_x);
+        if (err == MPI_SUCCESS && sides[1] >= (size_t)whole_x[1] && sides[2] >= (size_t)whole_x[2])
+            memcpy(dims, whole_x, sizeof whole_x);
+    }
+    if (err == MPI_SUCCESS && (!dims[0] || !dims[1] || !dims[2])) err = spread(size, dims);
+    if (err != MPI_SUCCESS) return gp__mpi_fail(fn, "MPI_Dims_create", err);
+    if ((long)dims[0] * dims[1] * dims[2] != size)
+        return gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: dims %d x %d x %d are not the %d ranks", fn, dims[0],
+                                 dims[1], dims[2], size);
+    for (int d = 0; d < 3; d++)
+        if (sides[d] < (size_t)dims[d])
+            return gp_set_last_error(GP_ERROR_INVALID_ARGUMENT,
+                                     "%s: %zu cells along %c for %d ranks; each block needs at least one", fn, sides[d],
+                                     "xyz"[d], dims[d]);
+    return GP_SUCCESS;
+}
 
-    gp_mpi_grid *g = calloc(1, sizeof *g);
+/* This rank's block of the Cartesian layout: its place, its neighbours, its faces. */
+static gp_status place_block(gp_mpi_grid *g, MPI_Comm comm, int rank, int size, int dims[3], const char *fn)
+{
+    const gp_stencil *stencil = &g->stencil;
     MPI_Comm cart = MPI_COMM_NULL;
-    int periods[3] = {0, 0, 0}, err = MPI_SUCCESS;
-    if (!g) st = gp_set_last_error(GP_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
+    int periods[3] = {0, 0, 0};
+    gp_status st = GP_SUCCESS;
     /* Ranks keep their numbers (no reordering), so each keeps the device it picked. */
-    err = MPI_Cart_create(comm, 3, dims, periods, 0, &cart);
-    if (err != MPI_SUCCESS && st == GP_SUCCESS) st = gp__mpi_fail(fn, "MPI_Cart_create", err);
-    if (!g) {
-        if (cart != MPI_COMM_NULL) MPI_Comm_free(&cart);
-        return gp__agree(comm, st);
-    }
+    int err = MPI_Cart_create(comm, 3, dims, periods, 0, &cart);
+    if (err != MPI_SUCCESS) st = gp__mpi_fail(fn, "MPI_Cart_create", err);
     g->comm = cart;
     if (cart != MPI_COMM_NULL) MPI_Comm_set_errhandler(cart, MPI_ERRORS_RETURN);
-    g->dev = device;
-    g->stencil = *stencil;
-    g->es = gp_type_size(stencil->type);
-    g->mpi_type = stencil->type == GP_F32 ? MPI_FLOAT : MPI_DOUBLE;
     gp_mpi_block *b = &g->block;
     b->rank = rank;
     b->size = size;
@@ -267,6 +257,43 @@ gp_status gp_mpi_grid_create(MPI_Comm comm, gp_device *device, const gp_stencil 
     g->local.nz = b->local[2];
     plan(g, below, above);
     for (int i = 0; i < g->nfaces; i++) g->stats.halo_bytes += g->faces[i].cells * g->es;
+    return st;
+}
+
+gp_status gp_mpi_grid_create(MPI_Comm comm, gp_device *device, const gp_stencil *stencil, const int dims_in[3],
+                             gp_mpi_grid **grid)
+{
+    static const char fn[] = "gp_mpi_grid_create";
+    if (comm == MPI_COMM_NULL) return gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: comm is MPI_COMM_NULL", fn);
+    int rank = 0, size = 1, dims[3] = {0, 0, 0};
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+
+    /* What each rank can check alone, then that every rank passed the same. */
+    gp_status st = check_stencil(fn, stencil);
+    if (st == GP_SUCCESS && !grid) st = gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: grid is NULL", fn);
+    if (st == GP_SUCCESS && !device) st = gp_set_last_error(GP_ERROR_INVALID_HANDLE, "%s: device is NULL", fn);
+    if (st == GP_SUCCESS) st = choose_dims(fn, stencil, dims_in, size, dims);
+    st = gp__agree(comm, st);
+    if (st != GP_SUCCESS) return st;
+    uint64_t mine = fingerprint(stencil, dims), root = mine;
+    MPI_Bcast(&root, 1, MPI_UINT64_T, 0, comm);
+    if (root != mine)
+        st = gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: this rank's stencil or dims differ from rank 0's", fn);
+    st = gp__agree(comm, st);
+    if (st != GP_SUCCESS) return st;
+
+    gp_mpi_grid *g = calloc(1, sizeof *g);
+    st = gp__agree(comm, g ? GP_SUCCESS : gp_set_last_error(GP_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn));
+    if (st != GP_SUCCESS) {
+        free(g);
+        return st;
+    }
+    g->dev = device;
+    g->stencil = *stencil;
+    g->es = gp_type_size(stencil->type);
+    g->mpi_type = stencil->type == GP_F32 ? MPI_FLOAT : MPI_DOUBLE;
+    st = place_block(g, comm, rank, size, dims, fn);
     /* Each step below is collective and ends agreed, so every rank takes the next or none. */
     st = gp__agree(comm, st);
     if (st == GP_SUCCESS) st = gp__transport_choose(comm, device, fn, &g->transport);
