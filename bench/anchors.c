@@ -62,7 +62,7 @@ static void cuda_anchor_load(void)
 /* The CUDA runtime device for a gpuport device, or -1 with why: cuda:N is runtime device N
  * (both enumerate in the driver's order under the same CUDA_VISIBLE_DEVICES); an OpenCL
  * device of NVIDIA is the first CUDA device of the same name. */
-int cuda_anchor_device(const gp_device_info *info, char *why, size_t why_len)
+int gpb_cuda_anchor_device(const gp_device_info *info, char *why, size_t why_len)
 {
     cuda_anchor_load();
     if (!cua.run) {
@@ -97,7 +97,7 @@ static struct cached {
 static int ncache;
 
 /* cudaMemcpy of the kernel's cells (counted 2N, as a stencil's or copy's bytes), or CUB. */
-void anchor_cuda(result *r, int device, size_t n, double *ms)
+void gpb_anchor_cuda(result *r, int device, size_t n, double *ms)
 {
     int kind = r->k == K_REDUCE ? GPA_CUDA_REDUCE : r->k == K_SCAN ? GPA_CUDA_SCAN : GPA_CUDA_MEMCPY;
     static const char *const names[] = {"cudaMemcpy D2D", "CUB DeviceReduce::Sum", "CUB InclusiveSum"};
@@ -110,19 +110,19 @@ void anchor_cuda(result *r, int device, size_t n, double *ms)
             return;
         }
     char msg[300] = "";
-    if (host_data(n)) {
-        note(r, "anchor: out of host memory");
+    if (gpb_host_data(n)) {
+        gpb_note(r, "anchor: out of host memory");
         r->failed = 1;
         return;
     }
     if (cua.run(device, kind, n, kind == GPA_CUDA_MEMCPY ? hx : hs, hout, opt.reps + 1, ms, msg, sizeof msg)) {
         r->failed = 1;
-        note(r, "anchor failed: %s", msg);
+        gpb_note(r, "anchor failed: %s", msg);
         return;
     }
-    if (check_line(counted, n, hout, r, "anchor"))
+    if (gpb_check_line(counted, n, hout, r, "anchor"))
         return;
-    r->an = summarize(ms, opt.reps, (double)kd[counted].passes * (double)n * sizeof(float));
+    r->an = gpb_summarize(ms, opt.reps, (double)kd[counted].passes * (double)n * sizeof(float));
     r->anchor_measured = 1;
     if (ncache < (int)(sizeof cache / sizeof *cache))
         cache[ncache++] = (struct cached){device, kind, n, r->an};
@@ -146,54 +146,54 @@ static void host_once(job *j, float *wf, void *a, void *b, void *c)
 }
 
 /* The C loop on the host, timed with the host clock, for CPU devices. */
-void anchor_cpu(job *j, result *r, double *ms)
+void gpb_anchor_cpu(job *j, result *r, double *ms)
 {
     static const char *const names[K_COUNT] = {"host memcpy",  "host axpy",    "host sum",
                                                "host scan",    "host 5-point", "host 3x3",
                                                "host 7-point", "host blocked sgemm", "host blocked dgemm"};
     snprintf(r->anchor, sizeof r->anchor, "%s", names[j->k]);
-    if (foreseen_over_budget(j, r, 1, "anchor"))
+    if (gpb_foreseen_over_budget(j, r, 1, "anchor"))
         return;
-    progress("%s %s %s: host anchor", r->spec, kd[j->k].name, r->shape);
+    gpb_progress("%s %s %s: host anchor", r->spec, kd[j->k].name, r->shape);
     const tap *taps;
     const double *w;
     float wf[9] = {0};
     int m;
     void *a = NULL, *b = NULL, *c = NULL;
     if (kd[j->k].shape == GRID2 || kd[j->k].shape == GRID3) {
-        stencil_of(j->k, &taps, &w, &m);
+        gpb_stencil_of(j->k, &taps, &w, &m);
         for (int i = 0; i < m; i++)
             wf[i] = (float)w[i];
     }
     if (kd[j->k].shape == GEMM) {
-        gemm_host(j, &a, &b, &c);
-    } else if (host_data(j->cells)) {
+        gpb_gemm_host(j, &a, &b, &c);
+    } else if (gpb_host_data(j->cells)) {
         a = NULL; /* falls into the message below */
     } else {
         a = b = c = hout; /* nothing to allocate */
     }
     if (!a || !b || !c) {
         r->failed = 1;
-        note(r, "anchor: out of host memory");
+        gpb_note(r, "anchor: out of host memory");
         goto done;
     }
     for (int i = 0; i <= opt.reps; i++) {
-        double t0 = now_ms();
+        double t0 = gpb_now_ms();
         host_once(j, wf, a, b, c);
-        ms[i] = now_ms() - t0;
+        ms[i] = gpb_now_ms() - t0;
         char why[40];
         snprintf(why, sizeof why, "the first took %.3g ms", ms[0]);
-        if (i == 0 && over_budget(r, "anchor", ms[0], why))
+        if (i == 0 && gpb_over_budget(r, "anchor", ms[0], why))
             goto done;
     }
     enum shape sh = kd[j->k].shape;
-    if (sh == GEMM ? check_gemm(j->k, j->size, NULL, NULL, c, r, "anchor")
-        : sh == LINE ? check_line(j->k, j->size, hout, r, "anchor")
-                     : check_stencil(j->k, j->size, hout, r, "anchor"))
+    if (sh == GEMM ? gpb_check_gemm(j->k, j->size, NULL, NULL, c, r, "anchor")
+        : sh == LINE ? gpb_check_line(j->k, j->size, hout, r, "anchor")
+                     : gpb_check_stencil(j->k, j->size, hout, r, "anchor"))
         goto done;
-    r->an = summarize(ms, opt.reps, j->work);
+    r->an = gpb_summarize(ms, opt.reps, j->work);
     r->anchor_measured = 1;
-    remember(j, 1, &r->an);
+    gpb_remember(j, 1, &r->an);
 done:
     if (kd[j->k].shape == GEMM)
         free(a), free(b), free(c);

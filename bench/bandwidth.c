@@ -9,14 +9,14 @@
 float *hx, *hy, *hs, *hout;
 size_t host_n;
 
-uint64_t mix(uint64_t z)
+uint64_t gpb_mix(uint64_t z)
 {
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
     return z ^ (z >> 31);
 }
 
-int host_data(size_t n)
+int gpb_host_data(size_t n)
 {
     if (n <= host_n)
         return 0;
@@ -30,7 +30,7 @@ int host_data(size_t n)
         return -1;
     }
     for (size_t i = 0; i < n; i++) {
-        uint64_t h = mix(0x6770706f7274u + i); /* fixed seed: "gpport" */
+        uint64_t h = gpb_mix(0x6770706f7274u + i); /* fixed seed: "gpport" */
         hx[i] = (float)(h >> 40) * 0x1p-24f;
         hy[i] = (float)(h & 0xffffffu) * 0x1p-24f;
         hs[i] = (float)((h >> 38) % 3) - 1.0f;
@@ -40,20 +40,20 @@ int host_data(size_t n)
 }
 
 /* The error bound of a sum of m rounded terms: gamma(m) = m u / (1 - m u). */
-double gamma_m(double m, double u)
+double gpb_gamma_m(double m, double u)
 {
     return m * u / (1 - m * u);
 }
 
-int check_failed(result *r, const char *who, const char *msg)
+int gpb_check_failed(result *r, const char *who, const char *msg)
 {
     r->failed = 1;
-    note(r, "%s check failed: %s", who, msg);
+    gpb_note(r, "%s check failed: %s", who, msg);
     return -1;
 }
 
 /* Checks a 1D kernel's out (n floats, or out[0] for reduce) against the host. */
-int check_line(enum kernel k, size_t n, const float *out, result *r, const char *who)
+int gpb_check_line(enum kernel k, size_t n, const float *out, result *r, const char *who)
 {
     char msg[200] = "";
     if (k == K_COPY) {
@@ -83,6 +83,6 @@ int check_line(enum kernel k, size_t n, const float *out, result *r, const char 
                 snprintf(msg, sizeof msg, "out[%zu] = %.9g, want exactly %.9g", i, out[i], p);
         }
     }
-    return msg[0] ? check_failed(r, who, msg) : 0;
+    return msg[0] ? gpb_check_failed(r, who, msg) : 0;
 }
 

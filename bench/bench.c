@@ -213,11 +213,11 @@ static void describe_device(dev_run *d, int *need_cpu_anchor)
     fprintf(banner, "%-9s %s (%s), backend %s, driver %s, runtime %s, %.1f GiB, %u compute units\n", d->spec,
             info->name, info->vendor, info->backend, info->driver_version, info->runtime_version,
             (double)info->global_mem_bytes / (1u << 30), info->compute_units);
-    int nvidia = info->type == GP_DEVICE_GPU && contains_nocase(info->vendor, "nvidia");
+    int nvidia = info->type == GP_DEVICE_GPU && gpb_contains_nocase(info->vendor, "nvidia");
     if (info->type == GP_DEVICE_CPU) {
         *need_cpu_anchor = 1;
     } else if (!strcmp(info->backend, "cuda") || (nvidia && !strcmp(info->backend, "opencl"))) {
-        d->cuda_device = cuda_anchor_device(info, d->anchor_why, sizeof d->anchor_why);
+        d->cuda_device = gpb_cuda_anchor_device(info, d->anchor_why, sizeof d->anchor_why);
         char name[256] = "", msg[300] = "";
         if (d->cuda_device >= 0 && cua.device_name(d->cuda_device, name, sizeof name, msg, sizeof msg))
             snprintf(name, sizeof name, "(name unknown: %s)", msg);
@@ -271,7 +271,7 @@ static int prepare(gp_device **devs, dev_run *runs, size_t ndevs)
         describe_device(d, &need_cpu_anchor);
         for (int k = 0; k < K_COUNT; k++) {
             size_t sizes[MAX_SIZES];
-            nplanned += (opt.kernels & 1u << k) ? (size_t)sizes_of((enum kernel)k, &d->info, sizes) : 0;
+            nplanned += (opt.kernels & 1u << k) ? (size_t)gpb_sizes_of((enum kernel)k, &d->info, sizes) : 0;
         }
     }
     if (opt.kernels & 1u << K_XCOPY)
@@ -317,19 +317,19 @@ int main(int argc, char **argv)
         return 1;
     }
     for (size_t i = 0; i < ndevs; i++)
-        bench_device(&runs[i], ms);
-    bench_pairs(runs, ndevs, ms);
+        gpb_bench_device(&runs[i], ms);
+    gpb_bench_pairs(runs, ndevs, ms);
     if (progress_tty)
         fputs("\r\033[K", stderr);
-    compare_with_cuda();
+    gpb_compare_with_cuda();
     if (opt.csv || opt.json)
-        report_machine();
+        gpb_report_machine();
     else
-        report_table();
+        gpb_report_table();
     int failed = 0;
     for (size_t i = 0; i < nresults; i++)
         failed |= results[i].failed;
-    if (opt.plot && plot(opt.plot)) {
+    if (opt.plot && gpb_plot(opt.plot)) {
         fprintf(stderr, "gpuport-bench: could not write %s\n", opt.plot);
         failed = 1;
     }

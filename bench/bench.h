@@ -123,52 +123,56 @@ typedef struct cuda_anchor {
 } cuda_anchor;
 extern cuda_anchor cua;
 
-/* run.c */
-void note(result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-double now_ms(void);
-figure summarize(double *ms, int reps, double work);
-size_t elem_size(enum kernel k);
-gp_status setup(job *j);
-int over_budget(result *r, const char *who, double one_ms, const char *why);
-int foreseen_over_budget(job *j, result *r, int anchor, const char *who);
-void remember(job *j, int anchor, const figure *f);
-int contains_nocase(const char *s, const char *word);
-int sizes_for(enum kernel k, int cpu, size_t *sizes);
-int sizes_of(enum kernel k, const gp_device_info *info, size_t *sizes);
-void bench_device(dev_run *d, double *ms);
+/* The files, each calling only those above it here. */
+
+/* util.c */
+void gpb_note(result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void gpb_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+double gpb_now_ms(void);
+figure gpb_summarize(double *ms, int reps, double work);
+size_t gpb_elem_size(enum kernel k);
+int gpb_over_budget(result *r, const char *who, double one_ms, const char *why);
+int gpb_foreseen_over_budget(job *j, result *r, int anchor, const char *who);
+void gpb_remember(job *j, int anchor, const figure *f);
 
 /* bandwidth.c */
-uint64_t mix(uint64_t z);
-int host_data(size_t n);
-double gamma_m(double m, double u);
-int check_failed(result *r, const char *who, const char *msg);
-int check_line(enum kernel k, size_t n, const float *out, result *r, const char *who);
+uint64_t gpb_mix(uint64_t z);
+int gpb_host_data(size_t n);
+double gpb_gamma_m(double m, double u);
+int gpb_check_failed(result *r, const char *who, const char *msg);
+int gpb_check_line(enum kernel k, size_t n, const float *out, result *r, const char *who);
 
 /* stencils.c */
-void stencil_of(enum kernel k, const tap **taps, const double **w, int *m);
-int check_stencil(enum kernel k, size_t side, const float *out, result *r, const char *who);
+void gpb_stencil_of(enum kernel k, const tap **taps, const double **w, int *m);
+int gpb_check_stencil(enum kernel k, size_t side, const float *out, result *r, const char *who);
 
 /* gemm.c */
-double gemm_value(int which, uint64_t idx);
-int check_gemm(enum kernel k, size_t n, gp_stream *stream, gp_buffer *c, const void *host_c, result *r,
-                      const char *who);
-void gemm_host(const job *j, void **a, void **b, void **c);
-void openblas_note(job *j, result *r, double *ms);
+double gpb_gemm_value(int which, uint64_t idx);
+int gpb_check_gemm(enum kernel k, size_t n, gp_stream *stream, gp_buffer *c, const void *host_c, result *r,
+                   const char *who);
+void gpb_gemm_host(const job *j, void **a, void **b, void **c);
+void gpb_openblas_note(job *j, result *r, double *ms);
 
 /* anchors.c */
-int cuda_anchor_device(const gp_device_info *info, char *why, size_t why_len);
-void anchor_cuda(result *r, int device, size_t n, double *ms);
-void anchor_cpu(job *j, result *r, double *ms);
+int gpb_cuda_anchor_device(const gp_device_info *info, char *why, size_t why_len);
+void gpb_anchor_cuda(result *r, int device, size_t n, double *ms);
+void gpb_anchor_cpu(job *j, result *r, double *ms);
+
+/* run.c */
+gp_status gpb_setup(job *j);
+int gpb_contains_nocase(const char *s, const char *word);
+int gpb_sizes_for(enum kernel k, int cpu, size_t *sizes);
+int gpb_sizes_of(enum kernel k, const gp_device_info *info, size_t *sizes);
+void gpb_bench_device(dev_run *d, double *ms);
 
 /* xcopy.c */
-void bench_pairs(dev_run *runs, size_t ndevs, double *ms);
+void gpb_bench_pairs(dev_run *runs, size_t ndevs, double *ms);
 
 /* report.c */
-void compare_with_cuda(void);
-void report_machine(void);
-void report_table(void);
-int plot(const char *path);
+void gpb_compare_with_cuda(void);
+void gpb_report_machine(void);
+void gpb_report_table(void);
+int gpb_plot(const char *path);
 
 /* bench.c */
 

@@ -4,9 +4,9 @@
 
 /* GEMM operands: element idx of A (which 0) or B (1), in [-1, 1) with 24 significant bits, so
  * exact in f32 and f64 alike and regenerated on the host at no cost. */
-double gemm_value(int which, uint64_t idx)
+double gpb_gemm_value(int which, uint64_t idx)
 {
-    uint64_t h = mix(((uint64_t)which << 56) ^ (0x67656d6du + idx));
+    uint64_t h = gpb_mix(((uint64_t)which << 56) ^ (0x67656d6du + idx));
     return (double)(int64_t)((h >> 40) - (1u << 23)) * 0x1p-23;
 }
 
@@ -15,8 +15,8 @@ double gemm_value(int which, uint64_t idx)
  * alpha and the store), plus the reference's own rounding. A full host GEMM at 8192 takes too
  * long; a wrong index or a lost tile still shows in almost every entry. host_c: C on the host
  * (the host anchor), or NULL to read the samples from buffer c. */
-int check_gemm(enum kernel k, size_t n, gp_stream *stream, gp_buffer *c, const void *host_c, result *r,
-                      const char *who)
+int gpb_check_gemm(enum kernel k, size_t n, gp_stream *stream, gp_buffer *c, const void *host_c, result *r,
+                   const char *who)
 {
     enum { samples = 128 };
     int f64 = k == K_DGEMM;
@@ -24,8 +24,8 @@ int check_gemm(enum kernel k, size_t n, gp_stream *stream, gp_buffer *c, const v
     double u = f64 ? 0x1p-53 : 0x1p-24;
     char msg[240];
     for (int s = 0; s < samples; s++) {
-        size_t i = s < 4 ? (s & 1 ? n - 1 : 0) : mix(0x73616d70u + 2 * (uint64_t)s) % n;
-        size_t j = s < 4 ? (s & 2 ? n - 1 : 0) : mix(0x73616d70u + 2 * (uint64_t)s + 1) % n;
+        size_t i = s < 4 ? (s & 1 ? n - 1 : 0) : gpb_mix(0x73616d70u + 2 * (uint64_t)s) % n;
+        size_t j = s < 4 ? (s & 2 ? n - 1 : 0) : gpb_mix(0x73616d70u + 2 * (uint64_t)s + 1) % n;
         union {
             float f;
             double d;
@@ -34,40 +34,40 @@ int check_gemm(enum kernel k, size_t n, gp_stream *stream, gp_buffer *c, const v
             memcpy(&got, (const char *)host_c + (i * n + j) * elem, elem);
         else if (gp_buffer_read(stream, c, (i * n + j) * elem, &got, elem)) {
             snprintf(msg, sizeof msg, "reading C: %s", gp_last_error());
-            return check_failed(r, who, msg);
+            return gpb_check_failed(r, who, msg);
         }
         double v = f64 ? got.d : (double)got.f;
         long double ref = 0, mag = 0;
         for (size_t q = 0; q < n; q++) {
-            long double p = (long double)gemm_value(0, i * n + q) * gemm_value(1, q * n + j);
+            long double p = (long double)gpb_gemm_value(0, i * n + q) * gpb_gemm_value(1, q * n + j);
             ref += p;
             mag += fabsl(p);
         }
-        long double bound = (gamma_m((double)n + 2, u) + gamma_m((double)n, LDBL_EPSILON)) * mag;
+        long double bound = (gpb_gamma_m((double)n + 2, u) + gpb_gamma_m((double)n, LDBL_EPSILON)) * mag;
         if (!(fabsl((long double)v - ref) <= bound)) {
             snprintf(msg, sizeof msg, "C[%zu][%zu] = %.17g, want %.17Lg within %.3Lg", i, j, v, ref, bound);
-            return check_failed(r, who, msg);
+            return gpb_check_failed(r, who, msg);
         }
     }
     return 0;
 }
 
 /* A GEMM job's operands in host memory, as setup writes them to the device, and room for C. */
-void gemm_host(const job *j, void **a, void **b, void **c)
+void gpb_gemm_host(const job *j, void **a, void **b, void **c)
 {
-    size_t elem = elem_size(j->k);
+    size_t elem = gpb_elem_size(j->k);
     *a = malloc(j->cells * elem), *b = malloc(j->cells * elem), *c = malloc(j->cells * elem);
     for (size_t i = 0; *a && *b && *c && i < j->cells; i++)
         if (j->k == K_DGEMM)
-            ((double *)*a)[i] = gemm_value(0, i), ((double *)*b)[i] = gemm_value(1, i);
+            ((double *)*a)[i] = gpb_gemm_value(0, i), ((double *)*b)[i] = gpb_gemm_value(1, i);
         else
-            ((float *)*a)[i] = (float)gemm_value(0, i), ((float *)*b)[i] = (float)gemm_value(1, i);
+            ((float *)*a)[i] = (float)gpb_gemm_value(0, i), ((float *)*b)[i] = (float)gpb_gemm_value(1, i);
 }
 
 /* OpenBLAS beside a CPU device's GEMM (Debian's libopenblas0, loaded at run time, so that the
  * bench needs it only to report it): timed on the host like the host anchor, its result checked,
  * its rate and gpuport's ratio to it in a note. */
-void openblas_note(job *j, result *r, double *ms)
+void gpb_openblas_note(job *j, result *r, double *ms)
 {
     typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float *, int, const float *, int, float,
                              float *, int);
@@ -79,30 +79,30 @@ void openblas_note(job *j, result *r, double *ms)
         snprintf(why, sizeof why, "%s (Debian's libopenblas0 has it)", dlerror());
     void *fn = lib ? dlsym(lib, j->k == K_DGEMM ? "cblas_dgemm" : "cblas_sgemm") : NULL;
     if (!fn) {
-        note(r, "OpenBLAS: %s", lib ? "no cblas_sgemm or cblas_dgemm in it" : why);
+        gpb_note(r, "OpenBLAS: %s", lib ? "no cblas_sgemm or cblas_dgemm in it" : why);
         return;
     }
     void *a, *b, *c;
-    gemm_host(j, &a, &b, &c);
+    gpb_gemm_host(j, &a, &b, &c);
     int n = (int)j->size, ok = a && b && c;
     enum { ROW_MAJOR = 101, NO_TRANS = 111 }; /* CBLAS's */
-    progress("%s %s %s: OpenBLAS", r->spec, kd[j->k].name, r->shape);
+    gpb_progress("%s %s %s: OpenBLAS", r->spec, kd[j->k].name, r->shape);
     for (int i = 0; ok && i <= opt.reps; i++) {
-        double t0 = now_ms();
+        double t0 = gpb_now_ms();
         if (j->k == K_DGEMM)
             ((dgemm_fn)fn)(ROW_MAJOR, NO_TRANS, NO_TRANS, n, n, n, 1.0, a, n, b, n, 0.0, c, n);
         else
             ((sgemm_fn)fn)(ROW_MAJOR, NO_TRANS, NO_TRANS, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
-        ms[i] = now_ms() - t0;
+        ms[i] = gpb_now_ms() - t0;
     }
     if (!ok) {
-        note(r, "OpenBLAS: out of host memory");
-    } else if (!check_gemm(j->k, j->size, NULL, NULL, c, r, "OpenBLAS")) {
-        figure f = summarize(ms, opt.reps, j->work);
+        gpb_note(r, "OpenBLAS: out of host memory");
+    } else if (!gpb_check_gemm(j->k, j->size, NULL, NULL, c, r, "OpenBLAS")) {
+        figure f = gpb_summarize(ms, opt.reps, j->work);
         if (r->measured)
-            note(r, "OpenBLAS: %.1f GFLOP/s, gpuport %.2fx of it", f.rate, r->gp.rate / f.rate);
+            gpb_note(r, "OpenBLAS: %.1f GFLOP/s, gpuport %.2fx of it", f.rate, r->gp.rate / f.rate);
         else
-            note(r, "OpenBLAS: %.1f GFLOP/s", f.rate);
+            gpb_note(r, "OpenBLAS: %.1f GFLOP/s", f.rate);
     }
     free(a), free(b), free(c);
 }

@@ -3,7 +3,7 @@
 #include "bench.h"
 
 /* OpenCL on an NVIDIA GPU against gpuport's CUDA backend on the device of the same name. */
-void compare_with_cuda(void)
+void gpb_compare_with_cuda(void)
 {
     for (size_t i = 0; i < nresults; i++) {
         result *r = &results[i];
@@ -77,7 +77,7 @@ static void put_field(int first, const char *key, const char *string, int have, 
         printf("null");
 }
 
-void report_machine(void)
+void gpb_report_machine(void)
 {
     static const char *const keys[] = {"device", "device_name", "backend", "kernel", "size", "shape", "median_ms",
                                        "min_ms", "rate", "unit", "anchor", "anchor_median_ms", "anchor_min_ms",
@@ -115,7 +115,7 @@ void report_machine(void)
         printf("\n]\n");
 }
 
-void report_table(void)
+void gpb_report_table(void)
 {
     printf("%-9s %-7s %-10s %11s %10s %10s %14s  %-22s %14s %6s %7s  %s\n", "device", "backend", "kernel", "size",
            "median ms", "min ms", "rate", "anchor", "anchor rate", "ratio", "vs cuda", "check");
@@ -309,7 +309,7 @@ static void chart_legend(FILE *f, const chart *c)
     }
 }
 
-int plot(const char *path)
+int gpb_plot(const char *path)
 {
     chart c = {0};
     if (chart_layout(&c))

@@ -2,57 +2,8 @@
  * budget), and the loop over a device's kernels and sizes. */
 #include "bench.h"
 
-/* Adds a sentence to a result's note, "; " between parts. */
-void note(result *r, const char *fmt, ...)
-{
-    size_t len = strlen(r->note);
-    if (len && len + 2 < sizeof r->note)
-        len += (size_t)snprintf(r->note + len, sizeof r->note - len, "; ");
-    if (len >= sizeof r->note)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(r->note + len, sizeof r->note - len, fmt, ap);
-    va_end(ap);
-}
 
-/* What is running now, on stderr: one line rewritten in place on a terminal, else plain lines. */
-void progress(const char *fmt, ...)
-{
-    char text[300];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    if (progress_tty)
-        fprintf(stderr, "\r\033[K[%zu/%zu] %s", nresults, nplanned, text);
-    else
-        fprintf(stderr, "gpuport-bench: [%zu/%zu] %s\n", nresults, nplanned, text);
-}
 
-double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* ms holds reps + 1 runs; the first is dropped. work: bytes, or flops for GEMM, per run. */
-figure summarize(double *ms, int reps, double work)
-{
-    figure f;
-    qsort(ms + 1, (size_t)reps, sizeof *ms, cmp_double);
-    f.median_ms = reps % 2 ? ms[1 + reps / 2] : (ms[reps / 2] + ms[1 + reps / 2]) / 2;
-    f.min_ms = ms[1];
-    f.rate = f.median_ms > 0 ? work / (f.median_ms * 1e6) : 0;
-    return f;
-}
 
 const unsigned nan_bits = 0xffffffffu; /* a NaN, so a kernel that writes nothing fails its check */
 
@@ -76,43 +27,38 @@ static gp_status enqueue(job *j, int vendor)
     }
 }
 
-size_t elem_size(enum kernel k)
-{
-    return k == K_DGEMM ? sizeof(double) : sizeof(float);
-}
-
 /* The result buffer filled with NaN before a timed series. */
 static gp_status poison(job *j)
 {
     gp_buffer *out = kd[j->k].shape == GRID2 || kd[j->k].shape == GRID3 ? j->buf[1] : j->buf[2];
-    size_t bytes = j->k == K_REDUCE ? sizeof(float) : j->cells * elem_size(j->k);
+    size_t bytes = j->k == K_REDUCE ? sizeof(float) : j->cells * gpb_elem_size(j->k);
     return gp_buffer_fill(j->d->stream, out, 0, bytes, &nan_bits, sizeof nan_bits);
 }
 
 /* A GEMM operand built on the host and written to the device. */
 static gp_status upload_operand(job *j, int which)
 {
-    size_t elem = elem_size(j->k);
+    size_t elem = gpb_elem_size(j->k);
     void *h = malloc(j->cells * elem);
     if (!h)
         return GP_ERROR_OUT_OF_HOST_MEMORY;
     for (size_t i = 0; i < j->cells; i++)
         if (j->k == K_DGEMM)
-            ((double *)h)[i] = gemm_value(which, i);
+            ((double *)h)[i] = gpb_gemm_value(which, i);
         else
-            ((float *)h)[i] = (float)gemm_value(which, i);
+            ((float *)h)[i] = (float)gpb_gemm_value(which, i);
     gp_status st = gp_buffer_write(j->d->stream, j->buf[which], 0, h, j->cells * elem);
     free(h);
     return st;
 }
 
-gp_status setup(job *j)
+gp_status gpb_setup(job *j)
 {
     dev_run *d = j->d;
     enum shape sh = kd[j->k].shape;
-    size_t bytes = j->cells * elem_size(j->k);
+    size_t bytes = j->cells * gpb_elem_size(j->k);
     int nbuf = sh == GRID2 || sh == GRID3 ? 2 : 3;
-    if (sh != GEMM && host_data(j->cells))
+    if (sh != GEMM && gpb_host_data(j->cells))
         return GP_ERROR_OUT_OF_HOST_MEMORY;
     gp_status st = GP_SUCCESS;
     for (int i = 0; i < nbuf && !st; i++)
@@ -125,7 +71,7 @@ gp_status setup(job *j)
         const tap *taps;
         const double *w;
         int m;
-        stencil_of(j->k, &taps, &w, &m);
+        gpb_stencil_of(j->k, &taps, &w, &m);
         j->stencil = (gp_stencil){.shape = j->k == K_JACOBI ? GP_STENCIL_5POINT
                                            : j->k == K_ST3X3 ? GP_STENCIL_3X3
                                                              : GP_STENCIL_7POINT,
@@ -154,39 +100,15 @@ static int check_device(job *j, result *r, const char *who)
 {
     enum shape sh = kd[j->k].shape;
     if (sh == GEMM)
-        return check_gemm(j->k, j->size, j->d->stream, j->buf[2], NULL, r, who);
+        return gpb_check_gemm(j->k, j->size, j->d->stream, j->buf[2], NULL, r, who);
     gp_buffer *out = sh == LINE ? j->buf[2] : j->buf[1];
     size_t bytes = j->k == K_REDUCE ? sizeof(float) : j->cells * sizeof(float);
     if (gp_buffer_read(j->d->stream, out, 0, hout, bytes))
-        return check_failed(r, who, gp_last_error());
-    return sh == LINE ? check_line(j->k, j->size, hout, r, who) : check_stencil(j->k, j->size, hout, r, who);
+        return gpb_check_failed(r, who, gp_last_error());
+    return sh == LINE ? gpb_check_line(j->k, j->size, hout, r, who) : gpb_check_stencil(j->k, j->size, hout, r, who);
 }
 
-/* Whether a figure of reps + 1 runs of one_ms each would overrun the budget; says so in r. */
-int over_budget(result *r, const char *who, double one_ms, const char *why)
-{
-    double total_s = one_ms * (opt.reps + 1) / 1e3;
-    if (total_s <= budget_s)
-        return 0;
-    note(r, "%s skipped: %d runs would take about %.0f s (%s), over the %.0f s budget", who, opt.reps + 1, total_s,
-         why, budget_s);
-    return 1;
-}
 
-/* Whether the previous size's time, scaled by the work, foresees an overrun. */
-int foreseen_over_budget(job *j, result *r, int anchor, const char *who)
-{
-    double work = j->d->last[j->k][anchor].work, ms = j->d->last[j->k][anchor].ms;
-    char why[80];
-    snprintf(why, sizeof why, "foreseen from %.3g ms at a smaller size", ms);
-    return work > 0 && over_budget(r, who, ms * j->work / work, why);
-}
-
-void remember(job *j, int anchor, const figure *f)
-{
-    j->d->last[j->k][anchor].work = j->work;
-    j->d->last[j->k][anchor].ms = f->median_ms;
-}
 
 /* Times gpuport (vendor 0) or the vendor BLAS (1) with device events and checks the result;
  * returns 1 when f holds a checked figure. */
@@ -209,7 +131,7 @@ static int time_device(job *j, int vendor, double *ms, result *r, figure *f)
                 (st = gp_event_elapsed_ms(d->ev[2 * i], d->ev[2 * i + 1], &ms[i])))
                 goto failed;
             snprintf(why, sizeof why, "one took %.3g ms", ms[i]);
-            if (i == 1 && over_budget(r, who, ms[1], why))
+            if (i == 1 && gpb_over_budget(r, who, ms[1], why))
                 return 0;
         }
     }
@@ -220,19 +142,19 @@ static int time_device(job *j, int vendor, double *ms, result *r, figure *f)
             goto failed;
     if (check_device(j, r, who))
         return 0;
-    *f = summarize(ms, opt.reps, j->work);
-    remember(j, vendor, f);
+    *f = gpb_summarize(ms, opt.reps, j->work);
+    gpb_remember(j, vendor, f);
     return 1;
 failed:
     r->failed = 1;
-    note(r, "%s: %s: %s", who, gp_status_name(st), gp_last_error()[0] ? gp_last_error() : gp_status_string(st));
+    gpb_note(r, "%s: %s: %s", who, gp_status_name(st), gp_last_error()[0] ? gp_last_error() : gp_status_string(st));
     gp_stream_synchronize(d->stream); /* drain what was queued before the failure */
     return 0;
 }
 
 /* ---- Sizes and the loop over devices --------------------------------------------------- */
 
-int contains_nocase(const char *s, const char *word)
+int gpb_contains_nocase(const char *s, const char *word)
 {
     for (; *s; s++) {
         size_t i = 0;
@@ -252,7 +174,7 @@ static int cmp_size(const void *a, const void *b)
 
 /* The sizes kernel k runs at, smallest first (each foresees the next one's time): those asked
  * for this kernel, else those asked for every kernel, else its defaults for a CPU or a GPU. */
-int sizes_for(enum kernel k, int cpu, size_t *sizes)
+int gpb_sizes_for(enum kernel k, int cpu, size_t *sizes)
 {
     int from = opt.nsizes[k] ? (int)k : K_COUNT;
     if (opt.nsizes[from]) {
@@ -270,11 +192,11 @@ int sizes_for(enum kernel k, int cpu, size_t *sizes)
 }
 
 /* The sizes of kernel k on one device; none for xcopy, a figure of two devices (bench_pairs). */
-int sizes_of(enum kernel k, const gp_device_info *info, size_t *sizes)
+int gpb_sizes_of(enum kernel k, const gp_device_info *info, size_t *sizes)
 {
     if (k == K_XCOPY && info)
         return 0;
-    return sizes_for(k, !info || info->type == GP_DEVICE_CPU, sizes);
+    return gpb_sizes_for(k, !info || info->type == GP_DEVICE_CPU, sizes);
 }
 
 /* Fills a result's size fields; 0 when the job's buffers fit the device, else the reason in r. */
@@ -289,7 +211,7 @@ static int plan(job *j, result *r, const gp_device_info *info)
          * quarter of the device's memory. */
         uint64_t cap = info->global_mem_bytes / 4 / (3 * sizeof(float));
         if (cap && j->size > cap) {
-            note(r, "%zu elements do not fit in a quarter of the device's memory: %zu instead", j->size,
+            gpb_note(r, "%zu elements do not fit in a quarter of the device's memory: %zu instead", j->size,
                  (size_t)cap);
             j->size = s = (size_t)cap, cells = side = (double)cap;
         }
@@ -302,14 +224,14 @@ static int plan(job *j, result *r, const gp_device_info *info)
         snprintf(r->shape, sizeof r->shape, "N=%zu", s);
     }
     r->size = j->size;
-    double need = (sh == GRID2 || sh == GRID3 ? 2 : 3) * cells * (double)elem_size(j->k);
+    double need = (sh == GRID2 || sh == GRID3 ? 2 : 3) * cells * (double)gpb_elem_size(j->k);
     if (sh != LINE && need > (double)info->global_mem_bytes / 2) {
-        note(r, "skipped: its buffers need %.2f GiB, over half of the device's %.2f GiB", need / (1u << 30),
+        gpb_note(r, "skipped: its buffers need %.2f GiB, over half of the device's %.2f GiB", need / (1u << 30),
              (double)info->global_mem_bytes / (1u << 30));
         return -1;
     }
     if (j->k == K_DGEMM && !info->fp64) {
-        note(r, "skipped: the device has no f64");
+        gpb_note(r, "skipped: the device has no f64");
         return -1;
     }
     j->cells = (size_t)cells;
@@ -324,7 +246,7 @@ static void bench_job(dev_run *d, enum kernel k, size_t size, double *ms)
     snprintf(r->spec, sizeof r->spec, "%s", d->spec);
     snprintf(r->device, sizeof r->device, "%s", d->info.name);
     snprintf(r->backend, sizeof r->backend, "%s", d->info.backend);
-    r->nvidia_gpu = d->info.type == GP_DEVICE_GPU && contains_nocase(d->info.vendor, "nvidia");
+    r->nvidia_gpu = d->info.type == GP_DEVICE_GPU && gpb_contains_nocase(d->info.vendor, "nvidia");
     r->k = k;
     job j = {.d = d, .k = k, .size = size};
     if (plan(&j, r, &d->info))
@@ -333,37 +255,37 @@ static void bench_job(dev_run *d, enum kernel k, size_t size, double *ms)
     int vendor = gemm && d->gemm_vendor;
     if (vendor)
         snprintf(r->anchor, sizeof r->anchor, "%s", d->gemm_vendor_text);
-    int run_gp = !foreseen_over_budget(&j, r, 0, "gpuport");
-    int run_vendor = vendor && !foreseen_over_budget(&j, r, 1, "anchor");
-    gp_status st = run_gp || run_vendor ? setup(&j) : GP_SUCCESS;
+    int run_gp = !gpb_foreseen_over_budget(&j, r, 0, "gpuport");
+    int run_vendor = vendor && !gpb_foreseen_over_budget(&j, r, 1, "anchor");
+    gp_status st = run_gp || run_vendor ? gpb_setup(&j) : GP_SUCCESS;
     if (st) {
         r->failed = 1;
-        note(r, "setup failed: %s", st == GP_ERROR_OUT_OF_HOST_MEMORY ? "out of host memory" : gp_last_error());
+        gpb_note(r, "setup failed: %s", st == GP_ERROR_OUT_OF_HOST_MEMORY ? "out of host memory" : gp_last_error());
     } else {
         if (run_gp) {
-            progress("%s %s %s: gpuport, %d runs", d->spec, kd[k].name, r->shape, opt.reps + 1);
+            gpb_progress("%s %s %s: gpuport, %d runs", d->spec, kd[k].name, r->shape, opt.reps + 1);
             r->measured = time_device(&j, 0, ms, r, &r->gp);
         }
         if (run_vendor) {
-            progress("%s %s %s: %s", d->spec, kd[k].name, r->shape, r->anchor);
+            gpb_progress("%s %s %s: %s", d->spec, kd[k].name, r->shape, r->anchor);
             r->anchor_measured = time_device(&j, 1, ms, r, &r->an);
         }
     }
     teardown(&j);
-    if (cpu && gemm && r->measured) openblas_note(&j, r, ms);
+    if (cpu && gemm && r->measured) gpb_openblas_note(&j, r, ms);
     if (vendor) {
         /* measured above, on the same buffers */
     } else if (cpu) {
-        anchor_cpu(&j, r, ms);
+        gpb_anchor_cpu(&j, r, ms);
     } else if (!gemm && d->cuda_device >= 0) {
-        progress("%s %s %s: CUDA anchor on CUDA device %d", d->spec, kd[k].name, r->shape, d->cuda_device);
-        anchor_cuda(r, d->cuda_device, j.cells, ms);
+        gpb_progress("%s %s %s: CUDA anchor on CUDA device %d", d->spec, kd[k].name, r->shape, d->cuda_device);
+        gpb_anchor_cuda(r, d->cuda_device, j.cells, ms);
     } else {
-        note(r, "no anchor: %s", gemm ? d->gemm_vendor_text : d->anchor_why);
+        gpb_note(r, "no anchor: %s", gemm ? d->gemm_vendor_text : d->anchor_why);
     }
 }
 
-void bench_device(dev_run *d, double *ms)
+void gpb_bench_device(dev_run *d, double *ms)
 {
     const char *setup_error = NULL;
     d->ev = calloc(2 * (size_t)(opt.reps + 1), sizeof *d->ev);
@@ -377,7 +299,7 @@ void bench_device(dev_run *d, double *ms)
             setup_error = gp_last_error();
     for (int k = 0; k < K_COUNT; k++) {
         size_t sizes[MAX_SIZES];
-        int ns = (opt.kernels & 1u << k) ? sizes_of((enum kernel)k, &d->info, sizes) : 0;
+        int ns = (opt.kernels & 1u << k) ? gpb_sizes_of((enum kernel)k, &d->info, sizes) : 0;
         for (int s = 0; s < ns; s++) {
             if (!setup_error) {
                 bench_job(d, (enum kernel)k, sizes[s], ms);
@@ -392,7 +314,7 @@ void bench_device(dev_run *d, double *ms)
             r->size = sizes[s];
             snprintf(r->shape, sizeof r->shape, "%zu", sizes[s]);
             r->failed = 1;
-            note(r, "setup failed: %s", setup_error);
+            gpb_note(r, "setup failed: %s", setup_error);
         }
     }
     for (int i = 0; i < d->nev; i++)

@@ -7,7 +7,7 @@ static const tap taps9[9] = {{-1, -1, 0}, {0, -1, 0}, {1, -1, 0}, {-1, 0, 0}, {0
                              {1, 0, 0},   {-1, 1, 0}, {0, 1, 0},  {1, 1, 0}};
 static const tap taps7[7] = {{0, 0, 0}, {-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {0, 0, -1}, {0, 0, 1}};
 
-void stencil_of(enum kernel k, const tap **taps, const double **w, int *m)
+void gpb_stencil_of(enum kernel k, const tap **taps, const double **w, int *m)
 {
     *taps = k == K_JACOBI ? taps5 : k == K_ST3X3 ? taps9 : taps7;
     *w = k == K_JACOBI ? w_jacobi : k == K_ST3X3 ? w_3x3 : w_7;
@@ -18,14 +18,14 @@ void stencil_of(enum kernel k, const tap **taps, const double **w, int *m)
  * (they are copied), inner cells within the bound of an m-term dot product in f32 (whatever
  * the order or fusing) plus that of the reference's own sum in double; each product w x is
  * exact in double (24-bit x, weights of at most 5 bits). */
-int check_stencil(enum kernel k, size_t side, const float *out, result *r, const char *who)
+int gpb_check_stencil(enum kernel k, size_t side, const float *out, result *r, const char *who)
 {
     const tap *taps;
     const double *w;
     int m;
-    stencil_of(k, &taps, &w, &m);
+    gpb_stencil_of(k, &taps, &w, &m);
     size_t nx = side, ny = side, nz = kd[k].shape == GRID3 ? side : 1;
-    double g = gamma_m(m, 0x1p-24) + gamma_m(m, 0x1p-53);
+    double g = gpb_gamma_m(m, 0x1p-24) + gpb_gamma_m(m, 0x1p-53);
     char msg[200];
     for (size_t z = 0; z < nz; z++)
         for (size_t y = 0; y < ny; y++)
@@ -36,7 +36,7 @@ int check_stencil(enum kernel k, size_t side, const float *out, result *r, const
                     if (memcmp(&out[i], &hx[i], sizeof *out)) {
                         snprintf(msg, sizeof msg, "edge cell (%zu,%zu,%zu) = %.9g, want it unchanged, %.9g", x, y,
                                  z, out[i], hx[i]);
-                        return check_failed(r, who, msg);
+                        return gpb_check_failed(r, who, msg);
                     }
                     continue;
                 }
@@ -50,7 +50,7 @@ int check_stencil(enum kernel k, size_t side, const float *out, result *r, const
                 if (!(fabs(out[i] - ref) <= g * mag)) {
                     snprintf(msg, sizeof msg, "cell (%zu,%zu,%zu) = %.9g, want %.9g within %.3g", x, y, z, out[i],
                              ref, g * mag);
-                    return check_failed(r, who, msg);
+                    return gpb_check_failed(r, who, msg);
                 }
             }
     return 0;

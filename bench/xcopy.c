@@ -16,16 +16,16 @@ static double side_rate(dev_run *d, size_t n, int to_host, double *ms, char *wha
             return 0;
         }
         snprintf(what, what_len, "pinned %s", to_host ? "D2H" : "H2D");
-        return summarize(ms, opt.reps, (double)n * 4).rate;
+        return gpb_summarize(ms, opt.reps, (double)n * 4).rate;
     }
     if (d->info.type == GP_DEVICE_CPU) {
         for (int i = 0; i <= opt.reps; i++) {
-            double t0 = now_ms();
+            double t0 = gpb_now_ms();
             gpa_cpu_copy(hout, hx, n);
-            ms[i] = now_ms() - t0;
+            ms[i] = gpb_now_ms() - t0;
         }
         snprintf(what, what_len, "host copy");
-        return summarize(ms, opt.reps, (double)n * 4).rate;
+        return gpb_summarize(ms, opt.reps, (double)n * 4).rate;
     }
     snprintf(what, what_len, "%s: %s", d->spec, d->anchor_why);
     return 0;
@@ -40,12 +40,12 @@ static void bench_pair(dev_run *a, dev_run *b, double *ms)
     snprintf(r->backend, sizeof r->backend, "%s>%s", a->info.backend, b->info.backend);
     r->k = K_XCOPY;
     size_t sizes[MAX_SIZES];
-    sizes_for(K_XCOPY, a->info.type == GP_DEVICE_CPU || b->info.type == GP_DEVICE_CPU, sizes);
+    gpb_sizes_for(K_XCOPY, a->info.type == GP_DEVICE_CPU || b->info.type == GP_DEVICE_CPU, sizes);
     size_t n = sizes[0], bytes = n * 4;
     r->size = n;
     snprintf(r->shape, sizeof r->shape, "%zu", n);
-    if (host_data(n) || (uint64_t)bytes * 2 > a->info.global_mem_bytes || (uint64_t)bytes * 2 > b->info.global_mem_bytes) {
-        note(r, "%zu bytes do not fit", bytes);
+    if (gpb_host_data(n) || (uint64_t)bytes * 2 > a->info.global_mem_bytes || (uint64_t)bytes * 2 > b->info.global_mem_bytes) {
+        gpb_note(r, "%zu bytes do not fit", bytes);
         return;
     }
     gp_buffer *src = NULL, *dst = NULL;
@@ -53,20 +53,20 @@ static void bench_pair(dev_run *a, dev_run *b, double *ms)
     if (!st) st = gp_buffer_create(b->dev, GP_MEMORY_DEVICE, bytes, &dst);
     if (!st) st = gp_buffer_write(NULL, src, 0, hx, bytes);
     if (!st) st = gp_buffer_fill(NULL, dst, 0, bytes, &nan_bits, 4);
-    progress("%s xcopy %zu: gpuport, %d runs", r->spec, n, opt.reps + 1);
+    gpb_progress("%s xcopy %zu: gpuport, %d runs", r->spec, n, opt.reps + 1);
     for (int i = 0; !st && i <= opt.reps; i++) {
-        double t0 = now_ms();
+        double t0 = gpb_now_ms();
         st = gp_buffer_copy(NULL, dst, 0, src, 0, bytes);
-        ms[i] = now_ms() - t0;
+        ms[i] = gpb_now_ms() - t0;
     }
     if (!st) st = gp_buffer_read(NULL, dst, 0, hout, bytes);
     if (st) {
         r->failed = 1;
-        note(r, "%s", gp_last_error());
+        gpb_note(r, "%s", gp_last_error());
     } else if (memcmp(hout, hx, bytes)) {
-        check_failed(r, "gpuport", "the copy differs from the source");
+        gpb_check_failed(r, "gpuport", "the copy differs from the source");
     } else {
-        r->gp = summarize(ms, opt.reps, (double)bytes);
+        r->gp = gpb_summarize(ms, opt.reps, (double)bytes);
         r->measured = 1;
     }
     gp_buffer_destroy(src);
@@ -77,23 +77,23 @@ static void bench_pair(dev_run *a, dev_run *b, double *ms)
     double rate = 0;
     if (a->cuda_device >= 0 && b->cuda_device >= 0 && a->cuda_device != b->cuda_device && cua.peer &&
         !strcmp(a->info.backend, "cuda") && !strcmp(b->info.backend, "cuda")) {
-        progress("%s xcopy %zu: cudaMemcpyPeerAsync", r->spec, n);
+        gpb_progress("%s xcopy %zu: cudaMemcpyPeerAsync", r->spec, n);
         if (!cua.peer(b->cuda_device, a->cuda_device, n, hx, hout, opt.reps + 1, ms, wa, sizeof wa)) {
-            rate = summarize(ms, opt.reps, (double)bytes).rate;
+            rate = gpb_summarize(ms, opt.reps, (double)bytes).rate;
             snprintf(r->anchor, sizeof r->anchor, "cudaMemcpyPeerAsync");
         }
     } else {
         /* Each side's own copy to or from host memory; the anchor is the slower, but a CPU
          * device beside a GPU is host memory itself, so there the GPU's pinned copy is it. */
-        progress("%s xcopy %zu: each side's own copy", r->spec, n);
+        gpb_progress("%s xcopy %zu: each side's own copy", r->spec, n);
         double ra = side_rate(a, n, 1, ms, wa, sizeof wa), rb = side_rate(b, n, 0, ms, wb, sizeof wb);
         int acpu = a->info.type == GP_DEVICE_CPU, bcpu = b->info.type == GP_DEVICE_CPU;
         int use_a = acpu != bcpu ? !acpu : ra < rb;
         rate = ra > 0 && rb > 0 ? (use_a ? ra : rb) : 0;
         if (rate > 0) snprintf(r->anchor, sizeof r->anchor, "%s", use_a ? wa : wb);
-        else note(r, "no anchor: %s", ra > 0 ? wb : wa);
+        else gpb_note(r, "no anchor: %s", ra > 0 ? wb : wa);
         if (rate > 0)
-            note(r, "%s %.1f GB/s, %s %.1f GB/s; the anchor is %s", wa, ra, wb, rb,
+            gpb_note(r, "%s %.1f GB/s, %s %.1f GB/s; the anchor is %s", wa, ra, wb, rb,
                  acpu != bcpu ? "the GPU's" : "the slower");
     }
     if (rate > 0) {
@@ -104,7 +104,7 @@ static void bench_pair(dev_run *a, dev_run *b, double *ms)
     }
 }
 
-void bench_pairs(dev_run *runs, size_t ndevs, double *ms)
+void gpb_bench_pairs(dev_run *runs, size_t ndevs, double *ms)
 {
     if (!(opt.kernels & 1u << K_XCOPY))
         return;

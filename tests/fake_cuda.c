@@ -70,11 +70,22 @@ static int failing_call(int driver, const char *name)
     return 1;
 }
 /* A driver call's failure: its own (r) or the lost context's. */
-#define CALL(r) do { if (failing(1)) return atomic_load(&lost) ? CUDA_ERROR_ILLEGAL_ADDRESS : (r); } while (0)
-#define RTC_CALL(r) do { if (failing(0)) return (r); } while (0)
+#define CALL(r)                                                                                                        \
+    do {                                                                                                               \
+        if (failing(1)) return atomic_load(&lost) ? CUDA_ERROR_ILLEGAL_ADDRESS : (r);                                  \
+    } while (0)
+#define RTC_CALL(r)                                                                                                    \
+    do {                                                                                                               \
+        if (failing(0)) return (r);                                                                                    \
+    } while (0)
 /* A destroy that fails still releases, as a lost context gives everything back: what is
  * counted is that the plugin called it. */
-#define RELEASE(r, release) do { int f_ = failing(1); CUresult d_ = (release); return f_ ? (atomic_load(&lost) ? CUDA_ERROR_ILLEGAL_ADDRESS : (r)) : d_; } while (0)
+#define RELEASE(r, release)                                                                                            \
+    do {                                                                                                               \
+        int f_ = failing(1);                                                                                           \
+        CUresult d_ = (release);                                                                                       \
+        return f_ ? (atomic_load(&lost) ? CUDA_ERROR_ILLEGAL_ADDRESS : (r)) : d_;                                      \
+    } while (0)
 
 /* ---- Devices and contexts ---- */
 
@@ -84,9 +95,23 @@ struct CUctx_st {
 static struct CUctx_st contexts[FAKE_DEVICES] = {{0, 0, {0}}, {1, 0, {0}}};
 static _Thread_local CUcontext current;
 
-CUresult cuInit(unsigned flags) { CALL(CUDA_ERROR_NOT_INITIALIZED); return flags ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS; }
-CUresult cuDriverGetVersion(int *v) { CALL(CUDA_ERROR_INVALID_VALUE); *v = 13000; return CUDA_SUCCESS; }
-CUresult cuDeviceGetCount(int *n) { CALL(CUDA_ERROR_INVALID_VALUE); *n = FAKE_DEVICES; return CUDA_SUCCESS; }
+CUresult cuInit(unsigned flags)
+{
+    CALL(CUDA_ERROR_NOT_INITIALIZED);
+    return flags ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+}
+CUresult cuDriverGetVersion(int *v)
+{
+    CALL(CUDA_ERROR_INVALID_VALUE);
+    *v = 13000;
+    return CUDA_SUCCESS;
+}
+CUresult cuDeviceGetCount(int *n)
+{
+    CALL(CUDA_ERROR_INVALID_VALUE);
+    *n = FAKE_DEVICES;
+    return CUDA_SUCCESS;
+}
 
 static int valid_device(CUdevice d) { return d >= 0 && d < FAKE_DEVICES; }
 
@@ -111,15 +136,31 @@ CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute attr, CUdevice d)
     CALL(CUDA_ERROR_INVALID_VALUE);
     if (!valid_device(d)) return CUDA_ERROR_INVALID_DEVICE;
     switch (attr) {
-    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X:
-    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: *v = 1024; break;
-    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: *v = 64; break;
-    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: *v = 48 << 10; break;
-    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *v = 227 << 10; break;
-    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *v = 4; break;
-    case CU_DEVICE_ATTRIBUTE_WARP_SIZE: *v = 32; break;
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = 9; break;
-    default: *v = 0;
+    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X:
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y:
+        *v = 1024;
+        break;
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z:
+        *v = 64;
+        break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK:
+        *v = 48 << 10;
+        break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
+        *v = 227 << 10;
+        break;
+    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
+        *v = 4;
+        break;
+    case CU_DEVICE_ATTRIBUTE_WARP_SIZE:
+        *v = 32;
+        break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
+        *v = 9;
+        break;
+    default:
+        *v = 0;
     }
     return CUDA_SUCCESS;
 }
@@ -152,22 +193,40 @@ static CUresult release_context(CUdevice d)
 }
 CUresult cuDevicePrimaryCtxRelease(CUdevice d) { RELEASE(CUDA_ERROR_INVALID_CONTEXT, release_context(d)); }
 
-CUresult cuCtxGetCurrent(CUcontext *ctx) { CALL(CUDA_ERROR_INVALID_VALUE); *ctx = current; return CUDA_SUCCESS; }
-CUresult cuCtxSetCurrent(CUcontext ctx) { CALL(CUDA_ERROR_INVALID_CONTEXT); current = ctx; return CUDA_SUCCESS; }
-CUresult cuCtxSynchronize(void) { CALL(CUDA_ERROR_LAUNCH_FAILED); return current ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT; }
+CUresult cuCtxGetCurrent(CUcontext *ctx)
+{
+    CALL(CUDA_ERROR_INVALID_VALUE);
+    *ctx = current;
+    return CUDA_SUCCESS;
+}
+CUresult cuCtxSetCurrent(CUcontext ctx)
+{
+    CALL(CUDA_ERROR_INVALID_CONTEXT);
+    current = ctx;
+    return CUDA_SUCCESS;
+}
+CUresult cuCtxSynchronize(void)
+{
+    CALL(CUDA_ERROR_LAUNCH_FAILED);
+    return current ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
 
 CUresult cuGetErrorName(CUresult r, const char **name)
 {
     CALL(CUDA_ERROR_INVALID_VALUE);
     switch (r) {
-#define NAME(code) case code: *name = #code; return CUDA_SUCCESS;
-        NAME(CUDA_SUCCESS) NAME(CUDA_ERROR_INVALID_VALUE) NAME(CUDA_ERROR_OUT_OF_MEMORY)
-        NAME(CUDA_ERROR_NOT_INITIALIZED) NAME(CUDA_ERROR_INVALID_CONTEXT) NAME(CUDA_ERROR_INVALID_DEVICE)
-        NAME(CUDA_ERROR_INVALID_HANDLE) NAME(CUDA_ERROR_NOT_FOUND) NAME(CUDA_ERROR_ILLEGAL_ADDRESS)
-        NAME(CUDA_ERROR_LAUNCH_FAILED) NAME(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES) NAME(CUDA_ERROR_INVALID_IMAGE)
-        NAME(CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) NAME(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED)
+#define NAME(code)                                                                                                     \
+    case code:                                                                                                         \
+        *name = #code;                                                                                                 \
+        return CUDA_SUCCESS;
+        NAME(CUDA_SUCCESS)
+        NAME(CUDA_ERROR_INVALID_VALUE) NAME(CUDA_ERROR_OUT_OF_MEMORY) NAME(CUDA_ERROR_NOT_INITIALIZED)
+            NAME(CUDA_ERROR_INVALID_CONTEXT) NAME(CUDA_ERROR_INVALID_DEVICE) NAME(CUDA_ERROR_INVALID_HANDLE)
+                NAME(CUDA_ERROR_NOT_FOUND) NAME(CUDA_ERROR_ILLEGAL_ADDRESS) NAME(CUDA_ERROR_LAUNCH_FAILED)
+                    NAME(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES) NAME(CUDA_ERROR_INVALID_IMAGE)
+                        NAME(CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) NAME(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED)
 #undef NAME
-    default: return CUDA_ERROR_INVALID_VALUE;
+                            default : return CUDA_ERROR_INVALID_VALUE;
     }
 }
 
@@ -232,8 +291,10 @@ static CUresult allocate(void **p, size_t bytes, CUmemorytype type)
     void *mem = aligned_alloc(256, (bytes + 255) & ~(size_t)255);
     if (!mem) return CUDA_ERROR_OUT_OF_MEMORY;
     CUresult r = add_block(mem, bytes, type, 1);
-    if (r != CUDA_SUCCESS) free(mem);
-    else *p = mem;
+    if (r != CUDA_SUCCESS)
+        free(mem);
+    else
+        *p = mem;
     return r;
 }
 
@@ -245,8 +306,16 @@ CUresult cuMemAlloc(CUdeviceptr *p, size_t bytes)
     *p = (CUdeviceptr)(uintptr_t)mem;
     return r;
 }
-CUresult cuMemFree(CUdeviceptr p) { RELEASE(CUDA_ERROR_INVALID_VALUE, drop_block((void *)(uintptr_t)p, CU_MEMORYTYPE_DEVICE)); }
-CUresult cuMemHostAlloc(void **p, size_t bytes, unsigned flags) { (void)flags; CALL(CUDA_ERROR_OUT_OF_MEMORY); return allocate(p, bytes, CU_MEMORYTYPE_HOST); }
+CUresult cuMemFree(CUdeviceptr p)
+{
+    RELEASE(CUDA_ERROR_INVALID_VALUE, drop_block((void *)(uintptr_t)p, CU_MEMORYTYPE_DEVICE));
+}
+CUresult cuMemHostAlloc(void **p, size_t bytes, unsigned flags)
+{
+    (void)flags;
+    CALL(CUDA_ERROR_OUT_OF_MEMORY);
+    return allocate(p, bytes, CU_MEMORYTYPE_HOST);
+}
 CUresult cuMemFreeHost(void *p) { RELEASE(CUDA_ERROR_INVALID_VALUE, drop_block(p, CU_MEMORYTYPE_HOST)); }
 
 CUresult cuMemHostGetDevicePointer(CUdeviceptr *d, void *host, unsigned flags)
@@ -274,13 +343,18 @@ CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attr, CUdeviceptr
     block *b = find_block((void *)(uintptr_t)p, 0);
     if (!b) return CUDA_ERROR_INVALID_VALUE;
     switch (attr) {
-    case CU_POINTER_ATTRIBUTE_MEMORY_TYPE: *(unsigned *)data = b->type; return CUDA_SUCCESS;
-    case CU_POINTER_ATTRIBUTE_CONTEXT: *(CUcontext *)data = b->ctx; return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+        *(unsigned *)data = b->type;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_CONTEXT:
+        *(CUcontext *)data = b->ctx;
+        return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_HOST_POINTER:
         if (b->type != CU_MEMORYTYPE_HOST) return CUDA_ERROR_INVALID_VALUE;
         *(void **)data = (void *)(uintptr_t)p;
         return CUDA_SUCCESS;
-    default: return CUDA_ERROR_INVALID_VALUE;
+    default:
+        return CUDA_ERROR_INVALID_VALUE;
     }
 }
 
@@ -303,8 +377,14 @@ static int reachable(CUdeviceptr p, size_t bytes)
 
 /* ---- Streams and events: work is done when it is issued ---- */
 
-struct CUstream_st { CUcontext ctx; };
-struct CUevent_st { CUcontext ctx; double ms; int recorded; };
+struct CUstream_st {
+    CUcontext ctx;
+};
+struct CUevent_st {
+    CUcontext ctx;
+    double ms;
+    int recorded;
+};
 
 static int valid_stream(CUstream s) { return !s || s->ctx; }
 
@@ -338,13 +418,13 @@ CUresult cuMemcpyPeerAsync(CUdeviceptr to, CUcontext tc, CUdeviceptr from, CUcon
     return CUDA_SUCCESS;
 }
 
-#define FILL(name, type)                                                                       \
-    CUresult name(CUdeviceptr d, type value, size_t n, CUstream s)                             \
-    {                                                                                          \
-        CALL(CUDA_ERROR_INVALID_VALUE);                                                        \
-        if (!valid_stream(s) || !reachable(d, n * sizeof value)) return CUDA_ERROR_INVALID_VALUE; \
-        for (size_t i = 0; i < n; i++) ((type *)(uintptr_t)d)[i] = value;                     \
-        return CUDA_SUCCESS;                                                                   \
+#define FILL(name, type)                                                                                               \
+    CUresult name(CUdeviceptr d, type value, size_t n, CUstream s)                                                     \
+    {                                                                                                                  \
+        CALL(CUDA_ERROR_INVALID_VALUE);                                                                                \
+        if (!valid_stream(s) || !reachable(d, n * sizeof value)) return CUDA_ERROR_INVALID_VALUE;                      \
+        for (size_t i = 0; i < n; i++) ((type *)(uintptr_t)d)[i] = value;                                              \
+        return CUDA_SUCCESS;                                                                                           \
     }
 FILL(cuMemsetD8Async, unsigned char)
 FILL(cuMemsetD16Async, unsigned short)
@@ -385,7 +465,11 @@ static CUresult release(void *object)
     return CUDA_SUCCESS;
 }
 CUresult cuStreamDestroy(CUstream s) { RELEASE(CUDA_ERROR_INVALID_HANDLE, release(s)); }
-CUresult cuStreamSynchronize(CUstream s) { CALL(CUDA_ERROR_LAUNCH_FAILED); return valid_stream(s) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE; }
+CUresult cuStreamSynchronize(CUstream s)
+{
+    CALL(CUDA_ERROR_LAUNCH_FAILED);
+    return valid_stream(s) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
 CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned flags)
 {
     CALL(CUDA_ERROR_INVALID_HANDLE);
@@ -420,8 +504,16 @@ CUresult cuEventRecord(CUevent e, CUstream s)
     e->recorded = 1;
     return CUDA_SUCCESS;
 }
-CUresult cuEventSynchronize(CUevent e) { CALL(CUDA_ERROR_LAUNCH_FAILED); return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE; }
-CUresult cuEventQuery(CUevent e) { CALL(CUDA_ERROR_LAUNCH_FAILED); return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE; }
+CUresult cuEventSynchronize(CUevent e)
+{
+    CALL(CUDA_ERROR_LAUNCH_FAILED);
+    return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+CUresult cuEventQuery(CUevent e)
+{
+    CALL(CUDA_ERROR_LAUNCH_FAILED);
+    return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
 #undef cuEventElapsedTime /* the plugin opens the first version, which has the same prototype */
 CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end);
 CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end)
@@ -437,8 +529,14 @@ CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end)
 static const char ptx_header[] = "// gpuport fake PTX\n";
 enum { CUBIN_HEADER = 64 };
 
-struct CUmod_st { char *text; struct CUfunc_st *functions; };
-struct CUfunc_st { char name[128]; struct CUfunc_st *next; };
+struct CUmod_st {
+    char *text;
+    struct CUfunc_st *functions;
+};
+struct CUfunc_st {
+    char name[128];
+    struct CUfunc_st *next;
+};
 
 CUresult cuModuleLoadData(CUmodule *m, const void *image)
 {
@@ -446,9 +544,12 @@ CUresult cuModuleLoadData(CUmodule *m, const void *image)
     const unsigned char *c = image;
     const char *text = NULL;
     if (!current) return CUDA_ERROR_INVALID_CONTEXT;
-    if (c[0] == 0x7f && c[1] == 'E' && c[2] == 'L' && c[3] == 'F') text = (const char *)c + CUBIN_HEADER;
-    else if (strncmp(image, ptx_header, sizeof ptx_header - 1) == 0) text = image;
-    else if (!(c[0] == 0x50 && c[1] == 0xed && c[2] == 0x55 && c[3] == 0xba)) return CUDA_ERROR_INVALID_IMAGE;
+    if (c[0] == 0x7f && c[1] == 'E' && c[2] == 'L' && c[3] == 'F')
+        text = (const char *)c + CUBIN_HEADER;
+    else if (strncmp(image, ptx_header, sizeof ptx_header - 1) == 0)
+        text = image;
+    else if (!(c[0] == 0x50 && c[1] == 0xed && c[2] == 0x55 && c[3] == 0xba))
+        return CUDA_ERROR_INVALID_IMAGE;
     /* nvcc's fat binaries (the prebuilt kernels) may be compressed: any kernel name is found */
     if (!(*m = calloc(1, sizeof **m))) return CUDA_ERROR_OUT_OF_MEMORY;
     if (text && !((*m)->text = strdup(text))) {
@@ -505,7 +606,8 @@ CUresult cuFuncSetAttribute(CUfunction fn, CUfunction_attribute attr, int v)
 {
     CALL(CUDA_ERROR_INVALID_VALUE);
     return fn && attr == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES && v >= 0 && v <= (227 << 10)
-               ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+               ? CUDA_SUCCESS
+               : CUDA_ERROR_INVALID_VALUE;
 }
 
 static atomic_long launches;
@@ -525,11 +627,24 @@ CUresult cuLaunchKernel(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, un
 
 /* ---- NVRTC ---- */
 
-struct _nvrtcProgram { char *source; };
+struct _nvrtcProgram {
+    char *source;
+};
 
 const char *nvrtcGetErrorString(nvrtcResult r) { return r == NVRTC_SUCCESS ? "NVRTC_SUCCESS" : "a fake NVRTC failure"; }
-nvrtcResult nvrtcVersion(int *major, int *minor) { RTC_CALL(NVRTC_ERROR_INTERNAL_ERROR); *major = 13; *minor = 0; return NVRTC_SUCCESS; }
-nvrtcResult nvrtcGetNumSupportedArchs(int *n) { RTC_CALL(NVRTC_ERROR_INTERNAL_ERROR); *n = 3; return NVRTC_SUCCESS; }
+nvrtcResult nvrtcVersion(int *major, int *minor)
+{
+    RTC_CALL(NVRTC_ERROR_INTERNAL_ERROR);
+    *major = 13;
+    *minor = 0;
+    return NVRTC_SUCCESS;
+}
+nvrtcResult nvrtcGetNumSupportedArchs(int *n)
+{
+    RTC_CALL(NVRTC_ERROR_INTERNAL_ERROR);
+    *n = 3;
+    return NVRTC_SUCCESS;
+}
 nvrtcResult nvrtcGetSupportedArchs(int *archs)
 {
     RTC_CALL(NVRTC_ERROR_INTERNAL_ERROR);
@@ -567,10 +682,27 @@ nvrtcResult nvrtcCompileProgram(nvrtcProgram p, int n, const char *const *opts)
     RTC_CALL(NVRTC_ERROR_COMPILATION);
     return p && (n == 0 || opts) ? NVRTC_SUCCESS : NVRTC_ERROR_INVALID_INPUT;
 }
-nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram p, size_t *n) { RTC_CALL(NVRTC_ERROR_INVALID_PROGRAM); (void)p; *n = 1; return NVRTC_SUCCESS; }
-nvrtcResult nvrtcGetProgramLog(nvrtcProgram p, char *log) { RTC_CALL(NVRTC_ERROR_INVALID_PROGRAM); (void)p; log[0] = '\0'; return NVRTC_SUCCESS; }
+nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram p, size_t *n)
+{
+    RTC_CALL(NVRTC_ERROR_INVALID_PROGRAM);
+    (void)p;
+    *n = 1;
+    return NVRTC_SUCCESS;
+}
+nvrtcResult nvrtcGetProgramLog(nvrtcProgram p, char *log)
+{
+    RTC_CALL(NVRTC_ERROR_INVALID_PROGRAM);
+    (void)p;
+    log[0] = '\0';
+    return NVRTC_SUCCESS;
+}
 
-nvrtcResult nvrtcGetPTXSize(nvrtcProgram p, size_t *n) { RTC_CALL(NVRTC_ERROR_INVALID_PROGRAM); *n = sizeof ptx_header + strlen(p->source); return NVRTC_SUCCESS; }
+nvrtcResult nvrtcGetPTXSize(nvrtcProgram p, size_t *n)
+{
+    RTC_CALL(NVRTC_ERROR_INVALID_PROGRAM);
+    *n = sizeof ptx_header + strlen(p->source);
+    return NVRTC_SUCCESS;
+}
 nvrtcResult nvrtcGetPTX(nvrtcProgram p, char *out)
 {
     RTC_CALL(NVRTC_ERROR_INVALID_PROGRAM);
@@ -578,22 +710,35 @@ nvrtcResult nvrtcGetPTX(nvrtcProgram p, char *out)
     strcat(out, p->source);
     return NVRTC_SUCCESS;
 }
-nvrtcResult nvrtcGetCUBINSize(nvrtcProgram p, size_t *n) { RTC_CALL(NVRTC_ERROR_INVALID_PROGRAM); *n = CUBIN_HEADER + strlen(p->source) + 1; return NVRTC_SUCCESS; }
+nvrtcResult nvrtcGetCUBINSize(nvrtcProgram p, size_t *n)
+{
+    RTC_CALL(NVRTC_ERROR_INVALID_PROGRAM);
+    *n = CUBIN_HEADER + strlen(p->source) + 1;
+    return NVRTC_SUCCESS;
+}
 nvrtcResult nvrtcGetCUBIN(nvrtcProgram p, char *out)
 {
     RTC_CALL(NVRTC_ERROR_INVALID_PROGRAM);
     memset(out, 0, CUBIN_HEADER);
-    memcpy(out, "\x7f" "ELF", 4);
+    memcpy(out,
+           "\x7f"
+           "ELF",
+           4);
     strcpy(out + CUBIN_HEADER, p->source);
     return NVRTC_SUCCESS;
 }
 
 /* ---- cuBLAS: the handle, the stream, and GEMM computed on the host ---- */
 
-struct fake_blas { CUstream stream; };
+struct fake_blas {
+    CUstream stream;
+};
 typedef int blas_status;
 enum { BLAS_OK = 0, BLAS_ALLOC_FAILED = 3, BLAS_INVALID_VALUE = 7, BLAS_EXECUTION_FAILED = 13 };
-#define BLAS_CALL(r) do { if (failing(1)) return atomic_load(&lost) ? BLAS_EXECUTION_FAILED : (r); } while (0)
+#define BLAS_CALL(r)                                                                                                   \
+    do {                                                                                                               \
+        if (failing(1)) return atomic_load(&lost) ? BLAS_EXECUTION_FAILED : (r);                                       \
+    } while (0)
 
 EXPORT blas_status cublasCreate_v2(struct fake_blas **h);
 EXPORT blas_status cublasDestroy_v2(struct fake_blas *h);
@@ -602,7 +747,8 @@ EXPORT blas_status cublasSetMathMode(struct fake_blas *h, int mode);
 EXPORT blas_status cublasGetProperty(int type, int *value);
 EXPORT const char *cublasGetStatusName(blas_status s);
 EXPORT blas_status cublasSgemm_v2(struct fake_blas *h, int ta, int tb, int m, int n, int k, const float *alpha,
-                                  const float *a, int lda, const float *b, int ldb, const float *beta, float *c, int ldc);
+                                  const float *a, int lda, const float *b, int ldb, const float *beta, float *c,
+                                  int ldc);
 EXPORT blas_status cublasDgemm_v2(struct fake_blas *h, int ta, int tb, int m, int n, int k, const double *alpha,
                                   const double *a, int lda, const double *b, int ldb, const double *beta, double *c,
                                   int ldc);
@@ -620,28 +766,46 @@ blas_status cublasDestroy_v2(struct fake_blas *h)
     release(h);
     return f ? (atomic_load(&lost) ? BLAS_EXECUTION_FAILED : BLAS_INVALID_VALUE) : BLAS_OK;
 }
-blas_status cublasSetStream_v2(struct fake_blas *h, CUstream s) { BLAS_CALL(BLAS_INVALID_VALUE); h->stream = s; return BLAS_OK; }
-blas_status cublasSetMathMode(struct fake_blas *h, int mode) { BLAS_CALL(BLAS_INVALID_VALUE); (void)h; return mode ? BLAS_INVALID_VALUE : BLAS_OK; }
-blas_status cublasGetProperty(int type, int *value) { BLAS_CALL(BLAS_INVALID_VALUE); *value = type == 0 ? 13 : 0; return BLAS_OK; }
-const char *cublasGetStatusName(blas_status s) { return s == BLAS_OK ? "CUBLAS_STATUS_SUCCESS" : "a fake cuBLAS failure"; }
+blas_status cublasSetStream_v2(struct fake_blas *h, CUstream s)
+{
+    BLAS_CALL(BLAS_INVALID_VALUE);
+    h->stream = s;
+    return BLAS_OK;
+}
+blas_status cublasSetMathMode(struct fake_blas *h, int mode)
+{
+    BLAS_CALL(BLAS_INVALID_VALUE);
+    (void)h;
+    return mode ? BLAS_INVALID_VALUE : BLAS_OK;
+}
+blas_status cublasGetProperty(int type, int *value)
+{
+    BLAS_CALL(BLAS_INVALID_VALUE);
+    *value = type == 0 ? 13 : 0;
+    return BLAS_OK;
+}
+const char *cublasGetStatusName(blas_status s)
+{
+    return s == BLAS_OK ? "CUBLAS_STATUS_SUCCESS" : "a fake cuBLAS failure";
+}
 
 /* Column-major C = alpha op(A) op(B) + beta C, as cuBLAS defines it. */
-#define GEMM(name, type)                                                                                      \
-    blas_status name(struct fake_blas *h, int ta, int tb, int m, int n, int k, const type *alpha, const type *a, \
-                     int lda, const type *b, int ldb, const type *beta, type *c, int ldc)                      \
-    {                                                                                                        \
-        BLAS_CALL(BLAS_EXECUTION_FAILED);                                                                    \
-        if (!h || m < 0 || n < 0 || k < 0 || ldc < (m > 1 ? m : 1)) return BLAS_INVALID_VALUE;               \
-        for (int j = 0; j < n; j++)                                                                          \
-            for (int i = 0; i < m; i++) {                                                                    \
-                double sum = 0;                                                                              \
-                for (int q = 0; q < k; q++)                                                                  \
-                    sum += (double)(ta ? a[q + (size_t)i * lda] : a[i + (size_t)q * lda]) *                  \
-                           (double)(tb ? b[j + (size_t)q * ldb] : b[q + (size_t)j * ldb]);                  \
-                type *out = &c[i + (size_t)j * ldc];                                                         \
-                *out = (type)(*alpha * sum + (*beta != 0 ? *beta * *out : 0));                               \
-            }                                                                                                \
-        return BLAS_OK;                                                                                      \
+#define GEMM(name, type)                                                                                               \
+    blas_status name(struct fake_blas *h, int ta, int tb, int m, int n, int k, const type *alpha, const type *a,       \
+                     int lda, const type *b, int ldb, const type *beta, type *c, int ldc)                              \
+    {                                                                                                                  \
+        BLAS_CALL(BLAS_EXECUTION_FAILED);                                                                              \
+        if (!h || m < 0 || n < 0 || k < 0 || ldc < (m > 1 ? m : 1)) return BLAS_INVALID_VALUE;                         \
+        for (int j = 0; j < n; j++)                                                                                    \
+            for (int i = 0; i < m; i++) {                                                                              \
+                double sum = 0;                                                                                        \
+                for (int q = 0; q < k; q++)                                                                            \
+                    sum += (double)(ta ? a[q + (size_t)i * lda] : a[i + (size_t)q * lda]) *                            \
+                           (double)(tb ? b[j + (size_t)q * ldb] : b[q + (size_t)j * ldb]);                             \
+                type *out = &c[i + (size_t)j * ldc];                                                                   \
+                *out = (type)(*alpha * sum + (*beta != 0 ? *beta * *out : 0));                                         \
+            }                                                                                                          \
+        return BLAS_OK;                                                                                                \
     }
 GEMM(cublasSgemm_v2, float)
 GEMM(cublasDgemm_v2, double)

@@ -89,6 +89,7 @@ typedef struct gp__ch_api {
 extern gp__ch_api gp__ch;          /* the resolved entry points */
 extern const gp__host *gp__ch_host; /* core's messages and debug output */
 extern int gp__ch_rtc_loaded;       /* 1 when every CH_RTC_API entry was resolved */
+extern char gp__ch_rtc_tried[1536]; /* where it was looked for, when it was not (load.c) */
 extern char gp__ch_driver_version[32], gp__ch_rtc_version[32]; /* "13.0"; filled by vendor init */
 extern const char gp__ch_prelude[]; /* the kernel dialect prelude, embedded at build time */
 
@@ -141,6 +142,83 @@ gp_status gp__ch_fail(ch_result r, const char *what);
  * (either may be NULL). NULL when none opened. */
 void *gp__ch_find_lib(const char *const *names, const char *(*resolve)(void *lib), char *tried, size_t tried_len,
                       char *first, size_t first_len);
+
+typedef struct ch_event_obj {
+    ch_event ev;
+    atomic_int recorded; /* elapsed time on a never-recorded event is the caller's error */
+} ch_event_obj;
+
+/* Returns the detail of a failed driver call as its status. */
+#define CH_CALL(call, what)                                                                    \
+    do {                                                                                       \
+        ch_result ch__r = (call);                                                              \
+        if (ch__r != CH_SUCCESS)                                                               \
+            return gp__ch_fail(ch__r, what);                                                   \
+    } while (0)
+
+/* Makes the device's context current, or returns why it cannot. */
+#define CH_ENTER(d)                                                                            \
+    do {                                                                                       \
+        gp_status ch__s = gp__ch_vendor_enter(d);                                              \
+        if (ch__s != GP_SUCCESS)                                                               \
+            return ch__s;                                                                      \
+    } while (0)
+
+/* The hooks of the plugin's table, by file; the layers go base.c (the state, failures, library
+ * search), the vendor's file (cuda.c, hip.c), load.c, program.c, memory.c (its fills launch a
+ * kernel), interop.c, blas.c, and cuhip.c (devices and the table) on top. */
+/* base.c */
+gp_status gp__ch_no_host_memory(void);
+void *gp__ch_try_lib(const char *path, const char *(*resolve)(void *lib), char *tried, size_t tried_len,
+                     char *first, size_t first_len);
+
+/* load.c: the plugin's init */
+gp_status gp__ch_init(const gp__host *host, char *reason, size_t reason_len, char *version, size_t version_len,
+                      size_t *ndevices);
+
+/* memory.c: buffers, streams, copies, fills, events */
+gp_status gp__ch_buffer_create(void *dev, gp_memory memory, size_t bytes, void **out);
+void gp__ch_buffer_destroy(void *dev, void *buf);
+gp_status gp__ch_sync(void *dev, void *stream);
+gp_status gp__ch_buffer_map(void *dev, void *stream, void *buf, size_t bytes, void **host);
+gp_status gp__ch_buffer_unmap(void *dev, void *stream, void *buf, void *host);
+gp_status gp__ch_stream_create(void *dev, void **out);
+void gp__ch_stream_destroy(void *dev, void *stream);
+gp_status gp__ch_write(void *dev, void *stream, void *dst, size_t off, const void *src, size_t bytes, int blocking);
+gp_status gp__ch_read(void *dev, void *stream, void *src, size_t off, void *dst, size_t bytes, int blocking);
+gp_status gp__ch_copy(void *dev, void *stream, void *dst, size_t dst_off, void *src, size_t src_off, size_t bytes,
+                      int blocking);
+gp_status gp__ch_fill(void *dev, void *stream, void *dst, size_t off, size_t bytes, const void *pattern,
+                      size_t pattern_size, int blocking);
+gp_status gp__ch_event_create(void *dev, void **out);
+void gp__ch_event_destroy(void *dev, void *event);
+gp_status gp__ch_event_record(void *dev, void *event, void *stream);
+gp_status gp__ch_stream_wait_event(void *dev, void *stream, void *event);
+gp_status gp__ch_event_synchronize(void *dev, void *event);
+gp_status gp__ch_event_query(void *dev, void *event);
+gp_status gp__ch_event_elapsed_ms(void *dev, void *start, void *end, double *ms);
+
+/* program.c: programs, kernels, launches */
+gp_status gp__ch_program_build(void *dev, const char *source, void **binary, size_t *binary_bytes);
+gp_status gp__ch_program_load(void *dev, const void *binary, size_t binary_bytes, void **out);
+void gp__ch_program_destroy(void *dev, void *program);
+gp_status gp__ch_kernel_create(void *dev, void *program, const char *name, void **out, gp__kernel_props *props);
+void gp__ch_kernel_destroy(void *dev, void *kernel);
+gp_status gp__ch_launch(void *dev, void *stream, void *kernel, unsigned dims, const size_t groups[3],
+                        const size_t local[3], size_t nargs, const gp_arg *args);
+
+/* interop.c: native handles, registration, copies between devices */
+gp_status gp__ch_native_device(void *dev, gp_native_device *out);
+gp_status gp__ch_native_stream(void *dev, void *stream, gp_native_stream *out);
+gp_status gp__ch_native_buffer(void *dev, void *buf, gp_native_buffer *out);
+gp_status gp__ch_native_event(void *dev, void *event, gp_native_event *out);
+gp_status gp__ch_buffer_wrap(void *dev, const gp_native_buffer *native, int adopt, void **out, size_t *bytes,
+                             gp_memory *memory);
+gp_status gp__ch_buffer_register(void *dev, void *host, size_t bytes, void **out);
+gp_status gp__ch_stream_wrap(void *dev, const gp_native_stream *native, void **out);
+int gp__ch_can_copy_peer(void *dst, void *src);
+gp_status gp__ch_copy_peer(void *dst_dev, void *stream, void *dst, size_t dst_off, void *src_dev, void *src,
+                           size_t src_off, size_t bytes, int blocking);
 
 /* The vendor BLAS hooks (blas.c); gp__ch_blas_close frees the device's handle. */
 gp_status gp__ch_blas_info(void *dev, char *text, size_t len);
