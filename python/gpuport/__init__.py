@@ -18,15 +18,17 @@ import builtins as _builtins
 import numpy as _np
 
 from . import _ffi, linalg, random
-from ._array import (Array, arange, array, asarray, ascontiguousarray, asnumpy, astype, dot, empty, empty_like, eye,
-                     free_memory, full, full_like, identity, inner, linspace, matmul, ones, ones_like, outer, vdot,
-                     zeros, zeros_like)
+from . import _methods  # noqa: F401  (Array's methods that compute)
+from ._array import (Array, array, asarray, ascontiguousarray, asnumpy, astype, empty, empty_like, free_memory, full,
+                     full_like, ones, ones_like, zeros, zeros_like)
 from ._device import Device, Event, Stream, cuda, device, devices, get_device
 from ._elementwise import clip, where
 from ._elementwise import _NAMES as _UFUNCS
 from ._elementwise import (abs, acos, acosh, asin, asinh, atan, atan2, atanh, bitwise_invert,  # noqa: F401
                            bitwise_left_shift, bitwise_not, bitwise_right_shift, divide, mod, pow)
 from ._ffi import CONSTANTS as _C, RECORDS as _R, GpuportError, check as _check, lib as _lib
+from ._products import dot, inner, matmul, outer, vdot
+from ._ranges import arange, eye, identity, linspace
 from ._primitives import (ElementwiseKernel, Kernel, Program, ReductionKernel, cummax, cummin, cumsum, local,
                           stencil)
 from ._reduction import (all, any, argmax, argmin, count_nonzero, max, mean, min, prod, std, sum,  # noqa: A004

@@ -7,7 +7,7 @@ import operator
 
 import numpy as np
 
-from ._device import Device, _handle_out, _stream, device as _device
+from ._device import _handle_out, _stream, device as _device
 from ._ffi import CONSTANTS as _C, RECORDS as _R, check as _check, lib as _lib
 
 # The element types an array may hold, with their names in the kernel dialect.
@@ -238,18 +238,6 @@ class Array:
 
     # ---- copies, devices and types ----------------------------------------------------------
 
-    def copy(self, stream=None):
-        """A new C-ordered array with the same elements, on the same device."""
-        out = Array(self.shape, self.dtype, self.device)
-        if stream is not None:
-            off_default_stream(self, out)
-        if self.contiguous:
-            if self.nbytes:
-                _check(_lib.gp_buffer_copy(_stream(stream), out._buf, 0, self._buf, self._off * self.itemsize,
-                                           self.nbytes))
-            return out
-        return ew.assign(out, self, stream)
-
     def to(self, dev, stream=None):
         """A copy of the array on another device (of any backend), or on this one."""
         dev = _device(dev)
@@ -259,17 +247,6 @@ class Array:
             _check(_lib.gp_buffer_copy(_stream(stream), out._buf, 0, src._buf, src._off * self.itemsize,
                                        self.nbytes))
         return out
-
-    def astype(self, dtype, copy=True):
-        dtype = check_dtype(dtype)
-        if dtype == self.dtype and not copy:
-            return self
-        return ew.assign(Array(self.shape, dtype, self.device), self)
-
-    def fill(self, value, stream=None):
-        """Sets every element to value (converted as NumPy converts it to this dtype)."""
-        ew.assign(self, value, stream)
-        return self
 
     # ---- shape -------------------------------------------------------------------------------
 
@@ -380,79 +357,9 @@ class Array:
     def __getitem__(self, key):
         return self._index(key)
 
-    def __setitem__(self, key, value):
-        ew.assign(self._index(key), value)
-
-    # ---- operators (ufuncs in _elementwise) -----------------------------------------------------
-
-    def __add__(self, o): return ew.add(self, o)
-    def __radd__(self, o): return ew.add(o, self)
-    def __sub__(self, o): return ew.subtract(self, o)
-    def __rsub__(self, o): return ew.subtract(o, self)
-    def __mul__(self, o): return ew.multiply(self, o)
-    def __rmul__(self, o): return ew.multiply(o, self)
-    def __truediv__(self, o): return ew.true_divide(self, o)
-    def __rtruediv__(self, o): return ew.true_divide(o, self)
-    def __floordiv__(self, o): return ew.floor_divide(self, o)
-    def __rfloordiv__(self, o): return ew.floor_divide(o, self)
-    def __mod__(self, o): return ew.remainder(self, o)
-    def __rmod__(self, o): return ew.remainder(o, self)
-    def __pow__(self, o): return ew.power(self, o)
-    def __rpow__(self, o): return ew.power(o, self)
-    def __lshift__(self, o): return ew.left_shift(self, o)
-    def __rlshift__(self, o): return ew.left_shift(o, self)
-    def __rshift__(self, o): return ew.right_shift(self, o)
-    def __rrshift__(self, o): return ew.right_shift(o, self)
-    def __ilshift__(self, o): return ew.left_shift(self, o, out=self)
-    def __irshift__(self, o): return ew.right_shift(self, o, out=self)
-    def __and__(self, o): return ew.bitwise_and(self, o)
-    def __rand__(self, o): return ew.bitwise_and(o, self)
-    def __or__(self, o): return ew.bitwise_or(self, o)
-    def __ror__(self, o): return ew.bitwise_or(o, self)
-    def __xor__(self, o): return ew.bitwise_xor(self, o)
-    def __rxor__(self, o): return ew.bitwise_xor(o, self)
-    def __lt__(self, o): return ew.less(self, o)
-    def __le__(self, o): return ew.less_equal(self, o)
-    def __gt__(self, o): return ew.greater(self, o)
-    def __ge__(self, o): return ew.greater_equal(self, o)
-    def __eq__(self, o): return ew.equal(self, o)
-    def __ne__(self, o): return ew.not_equal(self, o)
-    def __neg__(self): return ew.negative(self)
-    def __pos__(self): return ew.positive(self)
-    def __abs__(self): return ew.absolute(self)
-    def __invert__(self): return ew.invert(self)
-    def __matmul__(self, o): return matmul(self, o)
-    def __rmatmul__(self, o): return matmul(o, self)
+    # Set explicitly: the operators, __eq__ among them, are attached by _methods.py, after the class
+    # is made, and the class would otherwise keep object's hash.
     __hash__ = None
-
-    def __iadd__(self, o): return ew.add(self, o, out=self)
-    def __isub__(self, o): return ew.subtract(self, o, out=self)
-    def __imul__(self, o): return ew.multiply(self, o, out=self)
-    def __itruediv__(self, o): return ew.true_divide(self, o, out=self)
-    def __ifloordiv__(self, o): return ew.floor_divide(self, o, out=self)
-    def __imod__(self, o): return ew.remainder(self, o, out=self)
-    def __ipow__(self, o): return ew.power(self, o, out=self)
-    def __iand__(self, o): return ew.bitwise_and(self, o, out=self)
-    def __ior__(self, o): return ew.bitwise_or(self, o, out=self)
-    def __ixor__(self, o): return ew.bitwise_xor(self, o, out=self)
-
-    # ---- reductions (in _reduction) --------------------------------------------------------------
-
-    def sum(self, axis=None, dtype=None, keepdims=False): return red.sum(self, axis, dtype, keepdims=keepdims)
-    def prod(self, axis=None, dtype=None, keepdims=False): return red.prod(self, axis, dtype, keepdims=keepdims)
-    def min(self, axis=None, keepdims=False): return red.min(self, axis, keepdims=keepdims)
-    def max(self, axis=None, keepdims=False): return red.max(self, axis, keepdims=keepdims)
-    def mean(self, axis=None, dtype=None, keepdims=False): return red.mean(self, axis, dtype, keepdims=keepdims)
-    def var(self, axis=None, dtype=None, ddof=0, keepdims=False): return red.var(self, axis, dtype, ddof=ddof,
-                                                                                 keepdims=keepdims)
-    def std(self, axis=None, dtype=None, ddof=0, keepdims=False): return red.std(self, axis, dtype, ddof=ddof,
-                                                                                 keepdims=keepdims)
-    def argmin(self, axis=None, keepdims=False): return red.argmin(self, axis, keepdims=keepdims)
-    def argmax(self, axis=None, keepdims=False): return red.argmax(self, axis, keepdims=keepdims)
-    def any(self, axis=None, keepdims=False): return red.any(self, axis, keepdims=keepdims)
-    def all(self, axis=None, keepdims=False): return red.all(self, axis, keepdims=keepdims)
-    def dot(self, other): return dot(self, other)
-    def clip(self, a_min=None, a_max=None): return ew.clip(self, a_min, a_max)
 
     # ---- other libraries ---------------------------------------------------------------------
 
@@ -609,129 +516,3 @@ def ones_like(a, dtype=None, shape=None):
 def full_like(a, fill_value, dtype=None, shape=None):
     shape, dtype, dev = _like(a, dtype, shape)
     return full(shape, fill_value, dtype, dev)
-
-
-def arange(start, stop=None, step=1, dtype=None, device=None):
-    """Evenly spaced values in [start, stop), computed on the device as start + i * step."""
-    if stop is None:
-        start, stop = 0, start
-    if step == 0:
-        raise ZeroDivisionError("gpuport.arange: step is 0")
-    dtype = check_dtype(dtype if dtype is not None else np.result_type(start, stop, step))
-    n = max(0, math.ceil((stop - start) / step))
-    out = Array(n, dtype, device)
-    if dtype.kind in "iu":
-        return ew.generate(out, "(%s)(s0 + (long)i * s1)" % CTYPES[dtype], [(int(start), "long"), (int(step), "long")])
-    return ew.generate(out, "(%s)(s0 + (double)i * s1)" % CTYPES[dtype], [(float(start), "double"),
-                                                                           (float(step), "double")])
-
-
-def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, device=None):
-    """num values from start to stop (included with endpoint), computed on the device."""
-    num = operator.index(num)
-    if num < 0:
-        raise ValueError("gpuport.linspace: num must be non-negative, not %d" % num)
-    div = (num - 1) if endpoint else num
-    step = (stop - start) / div if div > 0 else float("nan")
-    dtype = check_dtype(dtype if dtype is not None else np.result_type(float(start), float(stop)))
-    out = Array(num, dtype, device)
-    if dtype.kind in "iu":
-        expr = "(%s)floor(s0 + (double)i * s1)"
-    else:
-        expr = "(%s)(i == s2 ? s3 : s0 + (double)i * s1)"
-    ew.generate(out, expr % CTYPES[dtype], [(float(start), "double"), (0.0 if div <= 0 else float(step), "double"),
-                                            (num - 1 if endpoint and num > 1 else -1, "long"), (float(stop), "double")])
-    return (out, step) if retstep else out
-
-
-def eye(N, M=None, k=0, dtype=np.float64, device=None):
-    M = N if M is None else M
-    out = Array((N, M), dtype, device)
-    return ew.generate(out, "(%s)((long)(i %% s0) - (long)(i / s0) == s1)" % CTYPES[out.dtype],
-                       [(max(M, 1), "long"), (int(k), "long")])
-
-
-def identity(n, dtype=np.float64, device=None):
-    return eye(n, dtype=dtype, device=device)
-
-
-# ---- products ---------------------------------------------------------------------------------
-
-def matmul(a, b, out=None, impl="auto", stream=None):
-    """a @ b as NumPy's matmul: 2D float32 or float64 through gp_gemm (gpuport's kernel, the
-    vendor's library, or for "auto" GPUPORT_GEMM's choice); vectors, stacks and other dtypes
-    through a kernel of their own."""
-    a, b = ew.operands(a, b)
-    if a.ndim == 0 or b.ndim == 0:
-        raise ValueError("gpuport.matmul: operands must have at least one dimension, not a scalar")
-    a2 = a[None, :] if a.ndim == 1 else a
-    b2 = b[:, None] if b.ndim == 1 else b
-    if a2.shape[-1] != b2.shape[-2]:
-        raise ValueError("gpuport.matmul: shapes %s and %s do not multiply (%d != %d)" % (a.shape, b.shape,
-                                                                                        a2.shape[-1], b2.shape[-2]))
-    dtype = np.result_type(a.dtype, b.dtype)
-    if a2.ndim == 2 and b2.ndim == 2 and dtype in (np.float32, np.float64):
-        r = _gemm(a2.astype(dtype, copy=False), b2.astype(dtype, copy=False), impl, stream)
-    else:
-        r = ew.matmul_kernel(a2, b2, dtype)
-    if a.ndim == 1:
-        r = r[..., 0, :]
-    if b.ndim == 1:
-        r = r[..., 0]
-    if out is not None:
-        out[...] = r
-        return out
-    return r
-
-
-def _gemm(a, b, impl, stream):
-    impls = {"auto": "GP_GEMM_AUTO", "gpuport": "GP_GEMM_GPUPORT", "vendor": "GP_GEMM_VENDOR"}
-    if impl not in impls:
-        raise ValueError("gpuport.matmul: impl %r is not auto, gpuport or vendor" % (impl,))
-    m, k, n = a.shape[0], a.shape[1], b.shape[1]
-    out = Array((m, n), a.dtype, a.device)
-    if out.size == 0:
-        return out
-    if k == 0:
-        return out.fill(0)
-    args = []
-    for x in (a, b):  # row-major as it is, or its transpose's storage (a .T view), or a copy
-        if x.contiguous or x.shape[0] == 1 and x._st[1] == 1:
-            args += [_C["GP_NO_TRANS"], x, max(x._st[0], x.shape[1], 1)]
-        elif x._st[0] == 1 and x._st[1] >= x.shape[0]:
-            args += [_C["GP_TRANS"], x, x._st[1]]
-        else:
-            x = x.copy()
-            args += [_C["GP_NO_TRANS"], x, max(x.shape[1], 1)]
-    view = _R["gp_view"]
-    _check(_lib.gp_gemm(_stream(stream), _C[impls[impl]], GP_TYPES[a.dtype], _C["GP_ROW_MAJOR"], args[0], args[3],
-                        m, n, k, 1.0, view(args[1]._buf, args[1]._off), args[2], view(args[4]._buf, args[4]._off),
-                        args[5], 0.0, view(out._buf, 0), max(n, 1)))
-    return out
-
-
-def dot(a, b, out=None):
-    """NumPy's dot: the sum of products for vectors, matmul for matrices, a product with a scalar."""
-    a, b = ew.operands(a, b)
-    if not isinstance(a, Array) or not isinstance(b, Array) or a.ndim == 0 or b.ndim == 0:
-        return ew.multiply(a, b, out=out)
-    if b.ndim > 2:
-        raise ValueError("gpuport.dot: the second operand has %d dimensions; use matmul for stacks" % b.ndim)
-    return matmul(a, b, out=out)
-
-
-def vdot(a, b):
-    return dot(ew.operands(a)[0].ravel(), ew.operands(b)[0].ravel())
-
-
-def inner(a, b):
-    return dot(a, b) if ew.operands(a)[0].ndim <= 1 else matmul(a, ew.operands(b)[0].T)
-
-
-def outer(a, b):
-    a, b = ew.operands(a, b)
-    return ew.multiply(a.ravel()[:, None], b.ravel()[None, :])
-
-
-from . import _elementwise as ew  # noqa: E402  (they build on Array)
-from . import _reduction as red  # noqa: E402

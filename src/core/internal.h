@@ -205,6 +205,17 @@ int gp__cache_store(const unsigned char key[32], const void *binary, size_t byte
 size_t gp__cache_entry_payload(const unsigned char *file, size_t n, const unsigned char key[32]);
 /* The cache folder's name (1), or 0 when there is none; not yet checked. */
 int gp__cache_folder(char *out, size_t len);
+/* primitives/gemm.c, for primitives/gemm_tune.c: gp_gemm with the shape p (the device's when
+ * NULL); the checks gp_gemm_tune makes first; the candidate shapes valid on the device, one a
+ * call from *next = 0 on, NULL after the last; and the winner kept for the device and type,
+ * in the cache folder where it is writable. */
+gp_status gp__gemm_with(gp_stream *stream, gp_gemm_impl impl, gp_type type, gp_layout layout, gp_transpose trans_a,
+                        gp_transpose trans_b, size_t m, size_t n, size_t k, double alpha, gp_view a, size_t lda,
+                        gp_view b, size_t ldb, double beta, gp_view c, size_t ldc, const gp_gemm_params *p);
+gp_status gp__gemm_tune_check(gp_device *dev, gp_type type, const char *fn);
+const gp_gemm_params *gp__gemm_candidate(const gp_device *dev, gp_type type, size_t *next);
+void gp__gemm_keep_tuned(gp_device *dev, gp_type type, const gp_gemm_params *win);
+
 /* A small text file in the cache folder (gp_gemm_tune's choices), written to a temporary file
  * and renamed, so readers never see half of it; 1 when it was written. Read back only when it
  * passes the same checks as an entry; 1 when out holds its text. */

@@ -156,6 +156,53 @@ static gp_status check(const char *fn, const gp_stencil *s, size_t nviews, const
 
 static size_t div_up(size_t a, size_t b) { return a / b + (a % b != 0); }
 
+/* What a run launches: its tile, whether each group walks rows of a box (the rows variant), and
+ * the groups; refused where one launch cannot hold them. */
+typedef struct launch_plan {
+    tile t;
+    int rows;
+    size_t gx, gy, groups;
+    const char *type_option;
+} launch_plan;
+
+static gp_status plan(const char *fn, gp_device *dev, const gp_stencil *s, const size_t *origin, const size_t *extent,
+                      gp_view a, gp_view b, gp_view source, launch_plan *l)
+{
+    int with_source = source.buffer != NULL;
+    const char *type_option = gp__type_option(dev, s->type, fn);
+    if (!type_option) return GP_ERROR_UNSUPPORTED;
+    l->type_option = type_option;
+    tile t;
+    gp_status st = gp__variant_check(&variants, fn);
+    int rows = gp__variant(dev, &variants);
+    /* Vector loads need every row of every view on their size: all views, the row length and the
+     * box's edge. Rows of f32 on 8 bytes, not 16 (nx = 2 mod 4), take 2 cells a work-item. */
+    size_t esize = gp_type_size(s->type), align = 16;
+    while (align > esize && !(s->nx * esize % align == 0 && origin[0] * esize % align == 0 &&
+                              gp__view_aligned(a, s->type, align) && gp__view_aligned(b, s->type, align) &&
+                              (!with_source || gp__view_aligned(source, s->type, align))))
+        align /= 2;
+    if (st == GP_SUCCESS) st = choose_tile(dev, rows, s->shape == GP_STENCIL_7POINT, esize, align, fn, &t);
+    if (st != GP_SUCCESS) return st;
+
+    /* All groups are numbered in dimension 0 (the kernel splits the number), each row of
+     * work-items reaching its cells with 32-bit indices; rows: a group per t.cells rows. */
+    int flat = s->shape != GP_STENCIL_7POINT;
+    size_t gx = div_up(extent[0], (size_t)t.bx * t.vx), gy = div_up(extent[1], flat ? (size_t)t.by * t.cells : t.by);
+    size_t gz = flat ? 1 : div_up(extent[2], t.cells), groups = gx * gy * gz;
+    if (rows) gx = groups = div_up(extent[1] * extent[2], t.cells), gy = 1;
+    if (gx * t.bx * t.vx > UINT32_MAX || gy * t.by * (flat ? t.cells : 1) > UINT32_MAX || gz * t.cells > UINT32_MAX ||
+        groups > INT32_MAX / t.bx)
+        return gp__fail(GP_ERROR_UNSUPPORTED,
+                        "%s: the %zu x %zu x %zu grid needs %zu work-groups of %u x %u; one launch takes at most %u",
+                        fn, s->nx, s->ny, s->nz, groups, t.bx, t.by, (unsigned)(INT32_MAX / t.bx));
+
+    l->t = t;
+    l->rows = rows;
+    l->gx = gx, l->gy = gy, l->groups = groups;
+    return GP_SUCCESS;
+}
+
 /* a -> b -> a ... for steps steps over the box from origin of extent cells (NULL: the whole
  * grid); names are b's, a's and source's in messages, and the first nwrites of b, a are
  * written. */
@@ -180,32 +227,13 @@ static gp_status run(const char *fn, gp_stream *stream, const gp_stencil *s, siz
                             s->nz);
     if (!extent[0] || !extent[1] || !extent[2]) steps = 0;
     gp_device *dev = b.buffer->dev;
-    const char *type_option = gp__type_option(dev, s->type, fn);
-    if (!type_option) return GP_ERROR_UNSUPPORTED;
-    tile t;
-    st = gp__variant_check(&variants, fn);
-    int rows = gp__variant(dev, &variants);
-    /* Vector loads need every row of every view on their size: all views, the row length and the
-     * box's edge. Rows of f32 on 8 bytes, not 16 (nx = 2 mod 4), take 2 cells a work-item. */
-    size_t esize = gp_type_size(s->type), align = 16;
-    while (align > esize && !(s->nx * esize % align == 0 && origin[0] * esize % align == 0 &&
-                              gp__view_aligned(a, s->type, align) && gp__view_aligned(b, s->type, align) &&
-                              (!with_source || gp__view_aligned(source, s->type, align))))
-        align /= 2;
-    if (st == GP_SUCCESS) st = choose_tile(dev, rows, s->shape == GP_STENCIL_7POINT, esize, align, fn, &t);
+    launch_plan l = {.rows = 0};
+    st = plan(fn, dev, s, origin, extent, a, b, source, &l);
     if (st != GP_SUCCESS) return st;
-
-    /* All groups are numbered in dimension 0 (the kernel splits the number), each row of
-     * work-items reaching its cells with 32-bit indices; rows: a group per t.cells rows. */
-    int flat = s->shape != GP_STENCIL_7POINT;
-    size_t gx = div_up(extent[0], (size_t)t.bx * t.vx), gy = div_up(extent[1], flat ? (size_t)t.by * t.cells : t.by);
-    size_t gz = flat ? 1 : div_up(extent[2], t.cells), groups = gx * gy * gz;
-    if (rows) gx = groups = div_up(extent[1] * extent[2], t.cells), gy = 1;
-    if (gx * t.bx * t.vx > UINT32_MAX || gy * t.by * (flat ? t.cells : 1) > UINT32_MAX || gz * t.cells > UINT32_MAX ||
-        groups > INT32_MAX / t.bx)
-        return gp__fail(GP_ERROR_UNSUPPORTED,
-                        "%s: the %zu x %zu x %zu grid needs %zu work-groups of %u x %u; one launch takes at most %u",
-                        fn, s->nx, s->ny, s->nz, groups, t.bx, t.by, (unsigned)(INT32_MAX / t.bx));
+    tile t = l.t;
+    int rows = l.rows;
+    size_t gx = l.gx, gy = l.gy, groups = l.groups;
+    const char *type_option = l.type_option;
 
     gp_kernel *k = NULL;
     if (steps > 0) {
