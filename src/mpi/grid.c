@@ -127,6 +127,23 @@ static void release(gp_mpi_grid *g)
     free(g);
 }
 
+/* NCCL on the device takes any device address: a face that is one block of the local array (a
+ * row of a 2D grid split along y, a plane of a 3D one split along z) travels from and into the
+ * field itself, with no packing launch before it and no unpacking after. */
+static void place_faces(gp_mpi_grid *g, gp_status *st)
+{
+    for (int i = 0; i < 2; i++) {
+        gp_native_buffer native;
+        KEEP(*st, gp_buffer_get_native(g->u[i], &native));
+        g->field_base[i] = *st == GP_SUCCESS ? (char *)(uintptr_t)native.device_ptr : NULL;
+    }
+    const size_t *L = g->block.local;
+    for (int i = 0; i < g->nfaces && *st == GP_SUCCESS; i++) {
+        const size_t *e = g->faces[i].extent;
+        g->faces[i].in_place = (e[1] == 1 && e[2] == 1) || (e[0] == L[0] && (e[2] == 1 || e[1] == L[1]));
+    }
+}
+
 /* The device objects of a grid whose geometry and transport are chosen. */
 static gp_status allocate(gp_mpi_grid *g)
 {
@@ -156,6 +173,7 @@ static gp_status allocate(gp_mpi_grid *g)
         KEEP(st, gp_buffer_get_native(g->packed, &native));
         if (st == GP_SUCCESS) g->device_base = (char *)(uintptr_t)native.device_ptr;
     }
+    if (t == GP_MPI_TRANSPORT_NCCL && !g->mapped) place_faces(g, &st);
     KEEP(st, gp__faces_create(g));
     return st;
 }

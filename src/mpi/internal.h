@@ -27,7 +27,9 @@
 typedef struct face {
     int peer, round;
     size_t send[3], recv[3], extent[3], cells, at;
-    size_t spans; /* of the packing kernel (steps.c) */
+    size_t spans; /* of the packing kernel (steps.c); 0 for a face that travels in place */
+    int in_place; /* nccl on the device, and the face contiguous in the local array: sent from
+                     and received into the field itself, neither packed nor unpacked */
 } face;
 
 typedef struct gp__nccl gp__nccl; /* nccl.c's communicator and library */
@@ -58,6 +60,7 @@ struct gp_mpi_grid {
     void *host;                  /* staged: the pinned buffer's host memory, mapped for good;
                                     mapped: packed's while it is mapped */
     char *device_base;           /* mpi, and nccl on the device: packed's device address */
+    char *field_base[2];         /* nccl on the device: u[0]'s and u[1]'s device addresses */
     size_t exchange_cells;
     gp__nccl *nccl;              /* nccl: the communicator */
     gp_program *program;

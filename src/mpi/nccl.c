@@ -340,10 +340,15 @@ gp_status gp__nccl_round(gp_mpi_grid *g, const char *fn, int round, char *base, 
         const face *f = &g->faces[i];
         if (f->round != round) continue;
         size_t at = f->at * g->es, bytes = f->cells * g->es;
-        r = lib.ncclRecv(base + back + at, bytes, NCCL_UINT8, f->peer, n->s->comm, stream);
+        char *field = g->field_base[g->cur], *from = base + at, *into = base + back + at;
+        if (f->in_place) {
+            from = field + index_of(g->block.local, f->send) * g->es;
+            into = field + index_of(g->block.local, f->recv) * g->es;
+        }
+        r = lib.ncclRecv(into, bytes, NCCL_UINT8, f->peer, n->s->comm, stream);
         call = "ncclRecv";
         if (r == NCCL_SUCCESS) {
-            r = lib.ncclSend(base + at, bytes, NCCL_UINT8, f->peer, n->s->comm, stream);
+            r = lib.ncclSend(from, bytes, NCCL_UINT8, f->peer, n->s->comm, stream);
             call = "ncclSend";
         }
         failed = r != NCCL_SUCCESS;

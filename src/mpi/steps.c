@@ -11,8 +11,10 @@
  * reads. So the comm stream runs ahead of the compute stream, and a step costs
  * max(interior, boundary + exchange). The 3x3 shape needs the corner cells too: it exchanges
  * x faces first, then y faces as whole rows with their x halos, which carries the corners
- * along. A failure on one rank does not stop its exchanges (its peers would wait for them); it
- * is reported to every rank at the end of the call. */
+ * along. NCCL on the device sends a face that is one block of the local array (rows, planes)
+ * from the field itself and receives it into the halo, with no packing for it. A failure on
+ * one rank does not stop its exchanges (its peers would wait for them); it is reported to
+ * every rank at the end of the call. */
 #include "internal.h"
 
 #include <stdint.h>
@@ -64,7 +66,7 @@ gp_status gp__faces_create(gp_mpi_grid *g)
         r[4] = f->extent[0] * w;
         r[5] = f->extent[1];
         r[7] = (r[4] + SPAN - 1) / SPAN;
-        r[6] = f->extent[1] * f->extent[2] * r[7];
+        r[6] = f->in_place ? 0 : f->extent[1] * f->extent[2] * r[7];
         g->faces[i].spans = r[6];
         first_span += r[6];
     }
@@ -91,6 +93,7 @@ static gp_status move_faces(gp_mpi_grid *g, int round, gp_buffer *grid, int unpa
     uint64_t base = unpack ? g->exchange_cells * w : 0;
     size_t spans = 0, global[2], local[2] = {LANES, 1};
     for (uint32_t i = first; i <= last; i++) spans += g->faces[i].spans;
+    if (!spans) return GP_SUCCESS; /* every face of the round travels in place */
     global[0] = LANES;
     global[1] = spans;
     gp_arg args[] = {GP_BUFFER(grid), GP_BUFFER(g->packed), GP_BUFFER(g->table), GP_VALUE(first), GP_VALUE(last),
