@@ -8,6 +8,7 @@
  *   strong: a grid of --n cells per side, split over the P ranks
  *   --apart (with weak): every rank a grid of --n cells per side of its own, all at once, no
  *           exchange: what the ranks' sharing of the machine (memory, caches) alone costs
+ *   --dims X,Y,Z: the ranks along each dimension (default: gp_mpi_grid_create's choice)
  * bench/mpi-scaling.sh runs it for 1, 2 and 4 ranks and makes the tables with efficiencies. */
 #include <gpuport_mpi.h>
 
@@ -78,12 +79,13 @@ typedef struct options {
     const char *mode, *shape;
     size_t n;
     int steps, reps, f64, header, apart, three_d;
+    int dims[3]; /* --dims X,Y,Z; 0 0 0: the layout gp_mpi_grid_create chooses */
 } options;
 
 /* 0 when the command line is good. */
 static int parse(int argc, char **argv, options *o)
 {
-    *o = (options){"weak", "5point", 2048, 50, 5, 0, 0, 0, 0};
+    *o = (options){"weak", "5point", 2048, 50, 5, 0, 0, 0, 0, {0, 0, 0}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--mode") && v) o->mode = argv[++i];
@@ -94,32 +96,38 @@ static int parse(int argc, char **argv, options *o)
         else if (!strcmp(a, "--f64")) o->f64 = 1;
         else if (!strcmp(a, "--header")) o->header = 1;
         else if (!strcmp(a, "--apart")) o->apart = 1;
+        else if (!strcmp(a, "--dims") && v && sscanf(argv[++i], "%d,%d,%d", &o->dims[0], &o->dims[1], &o->dims[2]) == 3)
+            ;
         else {
             if (rank == 0)
                 fprintf(stderr, "usage: mpiexec -n P gpuport-bench-mpi [--mode weak|strong] [--shape 5point|7point]\n"
-                                "         [--n N] [--steps S] [--reps R] [--f64] [--apart] [--header]\n");
+                                "         [--n N] [--steps S] [--reps R] [--f64] [--apart] [--dims X,Y,Z] [--header]\n");
             return 1;
         }
     }
     o->three_d = !strcmp(o->shape, "7point");
     if ((strcmp(o->mode, "weak") && strcmp(o->mode, "strong")) || (!o->three_d && strcmp(o->shape, "5point")) ||
-        o->n < 3 || o->steps < 1 || o->reps < 1 || (o->apart && strcmp(o->mode, "weak"))) {
+        o->n < 3 || o->steps < 1 || o->reps < 1 || (o->apart && strcmp(o->mode, "weak")) ||
+        (o->dims[0] && (o->apart || o->dims[0] < 1 || o->dims[1] < 1 || o->dims[2] < 1 ||
+                        o->dims[0] * o->dims[1] * o->dims[2] != size || (!o->three_d && o->dims[2] != 1)))) {
         if (rank == 0)
-            fprintf(stderr, "gpuport-bench-mpi: bad --mode, --shape, --n, --steps or --reps (--apart is for --mode weak)\n");
+            fprintf(stderr, "gpuport-bench-mpi: bad --mode, --shape, --n, --steps, --reps or --dims (--apart is for "
+                            "--mode weak; --dims are the ranks along x, y and z, their product the number of ranks, "
+                            "1 along z in 2D, and not with --apart)\n");
         return 1;
     }
     return 0;
 }
 
-/* The layout gp_mpi_grid_create chooses for dims of 0 (gpuport_mpi.h): x whole, the ranks over
- * y (and z), the most along the slowest (MPI_Dims_create's counts come largest first). */
+/* The layout of a weak run: slabs along the slowest dimension, which gp_mpi_grid_create chooses
+ * for dims of 0 on a grid of equal blocks (gpuport_mpi.h): their halos are two faces of a
+ * block, never more than twice any other layout's. A strong run leaves the choice to
+ * gp_mpi_grid_create (dims of 0) and reports what it chose. */
 static void layout(int ranks, int three_d, int dims[3])
 {
-    int two[2] = {0, 0};
-    MPI_Dims_create(ranks, three_d ? 2 : 1, two);
     dims[0] = 1;
-    dims[1] = three_d ? two[1] : two[0];
-    dims[2] = three_d ? two[0] : 1;
+    dims[1] = three_d ? 1 : ranks;
+    dims[2] = three_d ? ranks : 1;
 }
 
 /* What a run measured: medians over the reps, in ms a step. */
@@ -197,8 +205,8 @@ int main(int argc, char **argv)
     /* The grid's ranks: all, or with --apart this one alone. */
     MPI_Comm comm = MPI_COMM_WORLD;
     if (o.apart) MPI_Comm_split(MPI_COMM_WORLD, rank, 0, &comm);
-    int dims[3];
-    layout(o.apart ? 1 : size, o.three_d, dims);
+    int dims[3] = {o.dims[0], o.dims[1], o.dims[2]};
+    if (!dims[0] && !strcmp(o.mode, "weak")) layout(o.apart ? 1 : size, o.three_d, dims);
     gp_stencil s = {o.three_d ? GP_STENCIL_7POINT : GP_STENCIL_5POINT, o.f64 ? GP_F64 : GP_F32, GP_BOUNDARY_FIXED, o.n,
                     o.n, o.three_d ? o.n : 1, {0}, 0};
     for (int i = 1; i < (o.three_d ? 7 : 5); i++) s.weights[i] = o.three_d ? 1.0 / 6 : 0.25;
@@ -214,7 +222,9 @@ int main(int argc, char **argv)
     void *u = rank == 0 || o.apart ? initial(&s) : NULL;
     if (gp_mpi_device_select(MPI_COMM_WORLD, &dev) || gp_device_get_info(dev, &info)) die("setting up");
     if (size == 1) reference_create(&ref, dev, &s, u);
-    if (gp_mpi_grid_create(comm, dev, &s, dims, &g)) die("setting up");
+    gp_mpi_block block;
+    if (gp_mpi_grid_create(comm, dev, &s, dims, &g) || gp_mpi_grid_get_block(g, &block)) die("setting up");
+    memcpy(dims, block.dims, sizeof dims);
     if (gp_mpi_grid_scatter(g, GP_MPI_U, 0, u) || gp_mpi_grid_run(g, 2)) die("the first steps");
     measured m;
     measure(g, &ref, &s, &o, &m);
