@@ -131,6 +131,15 @@ CUresult cuDeviceGetName(char *name, int len, CUdevice d)
     return CUDA_SUCCESS;
 }
 
+/* Each fake device's UUID: its ordinal in every byte. */
+CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice d)
+{
+    CALL(CUDA_ERROR_INVALID_DEVICE);
+    if (!valid_device(d) || !uuid) return CUDA_ERROR_INVALID_VALUE;
+    memset(uuid->bytes, d + 1, sizeof uuid->bytes);
+    return CUDA_SUCCESS;
+}
+
 CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute attr, CUdevice d)
 {
     CALL(CUDA_ERROR_INVALID_VALUE);

@@ -101,6 +101,7 @@ void gp__transport_close(gp_mpi_grid *g);
 
 /* native.c */
 gp_status gp__make_current(gp_device *dev);
+int gp__device_uuid(gp_device *dev, unsigned char uuid[16]); /* 1 with the GPU's UUID, 0 without */
 gp_status gp__priority_stream(gp_device *dev, gp_stream **stream);
 
 /* nccl.c */

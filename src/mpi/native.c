@@ -1,6 +1,6 @@
 /* The few driver calls that gpuport's API leaves to the vendor, for CUDA and HIP devices: making
- * a device current on the calling thread (NCCL and RCCL take the current device), and a stream
- * of the highest priority, so that a step's boundary and packing are not queued behind the
+ * a device current on the calling thread (NCCL and RCCL take the current device), the GPU's
+ * UUID (NCCL takes one rank a GPU), and a stream of the highest priority, so that a step's boundary and packing are not queued behind the
  * interior's blocks. Each is looked up in the driver library that gpuport's plugin has already
  * loaded; without it nothing is done. */
 #include "internal.h"
@@ -39,6 +39,20 @@ gp_status gp__make_current(gp_device *dev)
             return gp_set_last_error(GP_ERROR_BACKEND, "hipSetDevice(%d) failed", native.ordinal);
     }
     return GP_SUCCESS;
+}
+
+int gp__device_uuid(gp_device *dev, unsigned char uuid[16])
+{
+    gp_native_device native;
+    if (gp_device_get_native(dev, &native) != GP_SUCCESS) return 0;
+    int (*get)(unsigned char *, int) = NULL;
+    if (native.backend == GP_BACKEND_CUDA) {
+        *(void **)&get = loaded(GP_BACKEND_CUDA, "cuDeviceGetUuid_v2");
+        if (!get) *(void **)&get = loaded(GP_BACKEND_CUDA, "cuDeviceGetUuid");
+    } else if (native.backend == GP_BACKEND_HIP) {
+        *(void **)&get = loaded(GP_BACKEND_HIP, "hipDeviceGetUuid");
+    }
+    return get && get(uuid, native.ordinal) == 0;
 }
 
 gp_status gp__priority_stream(gp_device *dev, gp_stream **stream)

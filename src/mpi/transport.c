@@ -51,6 +51,26 @@ static int device_aware_mpi(const gp_device_info *info, char *why, size_t size)
     return 1;
 }
 
+/* NCCL takes one rank a GPU: where this rank's GPU is also a lower rank's, it cannot serve here.
+ * Each rank's UUID in turn is broadcast (byte 16: whether it is known). */
+static void shared_gpu(MPI_Comm comm, gp_device *dev, gp__nccl_probe *probe)
+{
+    int rank = 0, size = 1, twin = -1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    unsigned char mine[17] = {0}, theirs[17];
+    mine[16] = (unsigned char)(probe->usable && gp__device_uuid(dev, mine));
+    for (int r = 0; r < size; r++) {
+        memcpy(theirs, mine, sizeof theirs);
+        MPI_Bcast(theirs, (int)sizeof theirs, MPI_BYTE, r, comm);
+        if (r < rank && twin < 0 && mine[16] && theirs[16] && memcmp(theirs, mine, 16) == 0) twin = r;
+    }
+    if (twin >= 0) {
+        probe->usable = 0;
+        snprintf(probe->what, sizeof probe->what, "its GPU is also rank %d's, and NCCL takes a GPU of its own a rank", twin);
+    }
+}
+
 gp_status gp__transport_choose(MPI_Comm comm, gp_device *dev, const char *fn, gp_mpi_transport_info *info)
 {
     const char *want = getenv("GPUPORT_MPI_TRANSPORT");
@@ -71,6 +91,7 @@ gp_status gp__transport_choose(MPI_Comm comm, gp_device *dev, const char *fn, gp
     char nccl_why[200], mpi_why[200] = "not asked for";
     gp__nccl_probe probe = {0, "not asked for"};
     if (asked < 0 || asked == GP_MPI_TRANSPORT_NCCL) gp__nccl_probe_device(dev, &probe);
+    if (asked < 0 || asked == GP_MPI_TRANSPORT_NCCL) shared_gpu(comm, dev, &probe);
     int mpi_mine = asked < 0 || asked == GP_MPI_TRANSPORT_MPI ? device_aware_mpi(&dinfo, mpi_why, sizeof mpi_why) : 0;
     int nccl_all = everyone(comm, probe.usable, probe.what, nccl_why, sizeof nccl_why);
     int mpi_all = everyone(comm, mpi_mine, mpi_why, mpi_why, sizeof mpi_why);

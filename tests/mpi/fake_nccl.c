@@ -1,6 +1,8 @@
 /* A fake NCCL for the tests of libgpuport-mpi's NCCL transport where there is no GPU: NCCL's
  * entry points with NCCL's signatures, moving host memory with MPI (the ranks are
- * MPI_COMM_WORLD's). It exports gpuport_nccl_host_memory, so gpuport hands it host pointers.
+ * MPI_COMM_WORLD's). It exports gpuport_nccl_host_memory, so gpuport hands it host pointers;
+ * built with FAKE_NCCL_DEVICE_MEMORY it does not, and takes the "device" memory of the fake CUDA
+ * driver (tests/fake_cuda.c), which is host memory too.
  *
  * Like a nonblocking NCCL communicator, ncclGroupEnd starts the group's messages and returns
  * ncclInProgress; ncclCommGetAsyncError reports ncclInProgress until they are done.
@@ -45,9 +47,11 @@ int ncclSend(const void *buf, size_t count, int type, int peer, comm *c, void *s
 int ncclRecv(void *buf, size_t count, int type, int peer, comm *c, void *stream);
 int ncclGroupStart(void);
 int ncclGroupEnd(void);
+#ifndef FAKE_NCCL_DEVICE_MEMORY
 extern int gpuport_nccl_host_memory;
 
 int gpuport_nccl_host_memory = 1;
+#endif
 
 static op group[64];
 static int nops, depth;

@@ -442,6 +442,23 @@ static void transport(void **state)
     all_ok();
 }
 
+/* Ranks on the fake CUDA driver (tests/fake_cuda.c) beside a fake NCCL that takes its device
+ * memory: where every rank has cuda:0 (GPUPORT_DEVICE), NCCL cannot serve them (one rank a GPU),
+ * so auto says why and takes another transport, and nccl is refused on every rank; where each
+ * rank has a GPU of its own, auto takes NCCL. */
+static void shared_gpu(void **state)
+{
+    (void)state;
+    if (getenv("GPUPORT_DEVICE") && size > 1) {
+        try_transport("auto", NULL, GP_SUCCESS, "staged", "NCCL: rank 1: its GPU is also rank 0's");
+        try_transport("nccl", NULL, GP_ERROR_UNSUPPORTED, "GPUPORT_MPI_TRANSPORT=nccl, but rank 1: its GPU is also rank 0's",
+                      "");
+    } else {
+        try_transport("auto", NULL, GP_SUCCESS, "nccl", "");
+    }
+    all_ok();
+}
+
 /* Rank 1's device fails in the middle of a run (the fault plugin): every rank returns its error. */
 static void device_failure(void **state)
 {
@@ -535,6 +552,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int faults = argc > 1 && strcmp(argv[1], "--faults") == 0;
     int nccl_faults = argc > 1 && strcmp(argv[1], "--nccl-faults") == 0;
+    int shared = argc > 1 && strcmp(argv[1], "--shared-gpu") == 0;
     gp_status st = gp_mpi_device_select(MPI_COMM_WORLD, &dev);
     if (st == GP_SUCCESS) st = gp_device_get_info(dev, &info);
     if (st != GP_SUCCESS) {
@@ -549,10 +567,12 @@ int main(int argc, char **argv)
     };
     const struct CMUnitTest fault_tests[] = {cmocka_unit_test(device_failure)};
     const struct CMUnitTest nccl_tests[] = {cmocka_unit_test(nccl_failures)};
+    const struct CMUnitTest shared_tests[] = {cmocka_unit_test(shared_gpu)};
     char name[64];
     snprintf(name, sizeof name, "mpi rank %d of %d on %s:%zu", rank, size, info.backend, info.backend_index);
     int failed = faults        ? _cmocka_run_group_tests(name, fault_tests, 1, NULL, NULL)
                  : nccl_faults ? _cmocka_run_group_tests(name, nccl_tests, 1, NULL, NULL)
+                 : shared      ? _cmocka_run_group_tests(name, shared_tests, 1, NULL, NULL)
                                : _cmocka_run_group_tests(name, tests, sizeof tests / sizeof tests[0], NULL, NULL);
     int any = 0;
     MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
