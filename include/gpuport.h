@@ -680,10 +680,13 @@ typedef enum gp_transpose { GP_NO_TRANS = 0, GP_TRANS = 1 } gp_transpose;
 
 /** Whose GEMM runs. */
 typedef enum gp_gemm_impl {
-    GP_GEMM_AUTO = 0,    /**< GPUPORT_GEMM=gpuport|vendor when set, else gpuport's kernel */
+    GP_GEMM_AUTO = 0,    /**< GPUPORT_GEMM=gpuport|vendor when set; else the vendor's library where
+                            it is the host's own BLAS (CPU devices: gp_gemm_vendor_info's text
+                            ends in " (host)"), gpuport's kernel everywhere else */
     GP_GEMM_GPUPORT = 1, /**< gpuport's tiled kernel */
-    GP_GEMM_VENDOR = 2   /* the vendor's library: cuBLAS, CLBlast, rocBLAS; GP_ERROR_UNSUPPORTED,
-                            with the reason, where it is not there */
+    GP_GEMM_VENDOR = 2   /* the vendor's library: cuBLAS, rocBLAS, CLBlast, and on OpenCL CPU devices
+                            OpenBLAS over the buffers' memory (GPUPORT_OPENCL_BLAS=openblas|clblast
+                            chooses); GP_ERROR_UNSUPPORTED, with the reason, where it is not there */
 } gp_gemm_impl;
 
 /** C = alpha * op(A) * op(B) + beta * C, with op(A) m x k, op(B) k x n and C m x n, each matrix

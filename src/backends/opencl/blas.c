@@ -1,5 +1,7 @@
-/* CLBlast, the OpenCL BLAS: opened on first use (it is optional, and loading it at init would
- * cost every program time), called on the stream's queue and ordered like a kernel launch. */
+/* The vendor BLAS: CLBlast, the OpenCL BLAS, called on the stream's queue and ordered like a
+ * kernel launch; on CPU devices whose buffers are the host's memory, the host's own BLAS
+ * (OpenBLAS) on the mapped buffers instead, where it is installed. Each is opened on first use
+ * (both are optional, and loading them at init would cost every program time). */
 #define _GNU_SOURCE /* dladdr, realpath */
 #include <dlfcn.h>
 #include <limits.h>
@@ -93,9 +95,126 @@ static int gp__clblast_load(void)
     return ok;
 }
 
+/* OpenBLAS's CBLAS GEMM, as cblas.h declares it (Debian's libopenblas0: 32-bit sizes). */
+typedef void gp__cblas_sgemm_fn(int layout, int ta, int tb, int m, int n, int k, float alpha, const float *a, int lda,
+                                const float *b, int ldb, float beta, float *c, int ldc);
+typedef void gp__cblas_dgemm_fn(int layout, int ta, int tb, int m, int n, int k, double alpha, const double *a,
+                                int lda, const double *b, int ldb, double beta, double *c, int ldc);
+static int gp__openblas_tried;
+static gp__cblas_sgemm_fn *gp__cblas_sgemm;
+static gp__cblas_dgemm_fn *gp__cblas_dgemm;
+static char gp__openblas_text[512]; /* "OpenBLAS 0.3.21 (host)", or why there is none */
+
+/* 1 once OpenBLAS is loaded; 0 with the reason in gp__openblas_text. */
+static int gp__openblas_load(void)
+{
+    pthread_mutex_lock(&gp__clblast_lock);
+    if (!gp__openblas_tried) {
+        gp__openblas_tried = 1;
+        void *lib = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+        void *s = lib ? dlsym(lib, "cblas_sgemm") : NULL, *d = lib ? dlsym(lib, "cblas_dgemm") : NULL;
+        void *config = lib ? dlsym(lib, "openblas_get_config") : NULL;
+        if (!lib) {
+            snprintf(gp__openblas_text, sizeof gp__openblas_text,
+                     "OpenBLAS: libopenblas.so.0 not found (%s): install it (Debian and Ubuntu: libopenblas0)", dlerror());
+        } else if (!s || !d) {
+            snprintf(gp__openblas_text, sizeof gp__openblas_text, "OpenBLAS: libopenblas.so.0 has no cblas_sgemm");
+            dlclose(lib);
+        } else {
+            memcpy(&gp__cblas_sgemm, &s, sizeof s);
+            memcpy(&gp__cblas_dgemm, &d, sizeof d);
+            char *(*get_config)(void) = NULL;
+            memcpy(&get_config, &config, sizeof config);
+            const char *config_text = get_config ? get_config() : NULL; /* "OpenBLAS 0.3.21 DYNAMIC_ARCH ..." */
+            size_t w = 0;
+            if (config_text && config_text[w = strcspn(config_text, " ")])
+                w += 1 + strcspn(config_text + w + 1, " ");
+            snprintf(gp__openblas_text, sizeof gp__openblas_text, "%.*s (host)", (int)w,
+                     config_text ? config_text : "");
+            if (!config_text) snprintf(gp__openblas_text, sizeof gp__openblas_text, "OpenBLAS (host)");
+            gp__cl_host->debug("load", "opencl: %s loaded", gp__openblas_text);
+        }
+    }
+    int ok = gp__cblas_sgemm != NULL;
+    pthread_mutex_unlock(&gp__clblast_lock);
+    return ok;
+}
+
+/* OpenBLAS on the buffers' memory: each mapped (blocking, so after the stream's earlier
+ * commands), the product computed by the host, each unmapped (before the stream's later ones). */
+static gp_status gp__openblas_gemm(cl_command_queue q, gp_type type, int trans_a, int trans_b, size_t m, size_t n,
+                                   size_t k, double alpha, cl_mem a, size_t a_off, size_t lda, cl_mem b,
+                                   size_t b_off, size_t ldb, double beta, cl_mem c, size_t c_off, size_t ldc)
+{
+    if (m > INT_MAX || n > INT_MAX || k > INT_MAX || lda > INT_MAX || ldb > INT_MAX || ldc > INT_MAX) {
+        gp__cl_host->set_error("OpenBLAS GEMM (%zu x %zu x %zu): its sizes are 32-bit ints", m, n, k);
+        return GP_ERROR_UNSUPPORTED;
+    }
+    cl_mem mems[3] = {c, a, b};
+    void *host[3] = {NULL, NULL, NULL};
+    cl_int err = CL_SUCCESS;
+    for (int i = 0; i < 3 && err == CL_SUCCESS; i++) {
+        size_t bytes = 0;
+        for (int j = 0; j < i; j++) /* one map of a buffer that holds two operands */
+            if (mems[j] == mems[i]) host[i] = host[j];
+        if (!host[i] && (err = gp__cl.clGetMemObjectInfo(mems[i], CL_MEM_SIZE, sizeof bytes, &bytes, NULL)) == CL_SUCCESS)
+            host[i] = gp__cl.clEnqueueMapBuffer(q, mems[i], CL_TRUE, i == 0 ? CL_MAP_READ | CL_MAP_WRITE : CL_MAP_READ,
+                                                0, bytes, 0, NULL, NULL, &err);
+    }
+    if (err == CL_SUCCESS) {
+        int ta = trans_a ? GP__CLBLAST_TRANS : GP__CLBLAST_NO_TRANS, tb = trans_b ? GP__CLBLAST_TRANS : GP__CLBLAST_NO_TRANS;
+        if (type == GP_F32)
+            gp__cblas_sgemm(GP__CLBLAST_COL_MAJOR, ta, tb, (int)m, (int)n, (int)k, (float)alpha, (float *)host[1] + a_off,
+                            (int)lda, (float *)host[2] + b_off, (int)ldb, (float)beta, (float *)host[0] + c_off, (int)ldc);
+        else
+            gp__cblas_dgemm(GP__CLBLAST_COL_MAJOR, ta, tb, (int)m, (int)n, (int)k, alpha, (double *)host[1] + a_off,
+                            (int)lda, (double *)host[2] + b_off, (int)ldb, beta, (double *)host[0] + c_off, (int)ldc);
+    }
+    cl_int unmap = CL_SUCCESS;
+    for (int i = 0; i < 3; i++) {
+        int again = 0;
+        for (int j = 0; j < i; j++) again |= mems[j] == mems[i];
+        cl_int e = host[i] && !again ? gp__cl.clEnqueueUnmapMemObject(q, mems[i], host[i], 0, NULL, NULL) : CL_SUCCESS;
+        if (unmap == CL_SUCCESS) unmap = e;
+    }
+    if (err != CL_SUCCESS) return gp__cl_fail("clEnqueueMapBuffer", err);
+    return unmap == CL_SUCCESS ? GP_SUCCESS : gp__cl_fail("clEnqueueUnmapMemObject", unmap);
+}
+
+/* Whether OpenBLAS serves d: GPUPORT_OPENCL_BLAS=openblas|clblast where set, else OpenBLAS on
+ * CPU devices whose buffers are the host's memory where it is installed, CLBlast elsewhere. A
+ * request that cannot be met is an error, its reason in why. */
+static gp_status gp__cl_blas_pick(const gp__cl_dev *d, int *openblas, char *why, size_t len)
+{
+    const char *want = getenv("GPUPORT_OPENCL_BLAS");
+    gp_status st = GP_SUCCESS;
+    *openblas = 0;
+    if (want && *want && strcmp(want, "clblast") && strcmp(want, "openblas")) {
+        snprintf(why, len, "GPUPORT_OPENCL_BLAS is '%s'; it must be openblas or clblast", want);
+        st = GP_ERROR_INVALID_ARGUMENT;
+    } else if (want && strcmp(want, "openblas") == 0 && !d->host_memory) {
+        snprintf(why, len, "GPUPORT_OPENCL_BLAS=openblas, but %s is no CPU device whose buffers are the host's memory",
+                 d->name);
+        st = GP_ERROR_UNSUPPORTED;
+    } else if (want && strcmp(want, "openblas") == 0 && !gp__openblas_load()) {
+        snprintf(why, len, "GPUPORT_OPENCL_BLAS=openblas, but %s", gp__openblas_text);
+        st = GP_ERROR_UNSUPPORTED;
+    } else {
+        *openblas = want && *want ? strcmp(want, "openblas") == 0 : d->host_memory && gp__openblas_load();
+    }
+    if (st != GP_SUCCESS) gp__cl_host->set_error("%s", why);
+    return st;
+}
+
 gp_status gp__cl_blas_info(void *dev, char *text, size_t len)
 {
-    (void)dev; /* CLBlast serves every OpenCL 1.1 device; f64 needs the device's cl_khr_fp64 */
+    int openblas;
+    gp_status st = gp__cl_blas_pick(dev, &openblas, text, len);
+    if (st != GP_SUCCESS || openblas) {
+        if (openblas) snprintf(text, len, "%s", gp__openblas_text);
+        return st;
+    }
+    /* CLBlast serves every OpenCL 1.1 device; f64 needs the device's cl_khr_fp64 */
     int ok = gp__clblast_load();
     snprintf(text, len, "%s", gp__clblast_text);
     if (ok)
@@ -126,6 +245,13 @@ gp_status gp__cl_blas_gemm(void *dev, void *stream, gp_type type, int trans_a, i
                            size_t ldb, double beta, void *c, size_t c_off, size_t ldc)
 {
     gp__cl_dev *d = dev;
+    int openblas;
+    char why[600];
+    gp_status st = gp__cl_blas_pick(d, &openblas, why, sizeof why);
+    if (st != GP_SUCCESS) return st;
+    if (openblas && (type == GP_F32 || type == GP_F64))
+        return gp__openblas_gemm(stream, type, trans_a, trans_b, m, n, k, alpha, a, a_off, lda, b, b_off, ldb, beta, c,
+                                 c_off, ldc);
     if (!gp__clblast_load()) {
         gp__cl_host->set_error("%s", gp__clblast_text);
         return GP_ERROR_UNSUPPORTED;

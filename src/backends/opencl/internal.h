@@ -64,6 +64,7 @@ typedef struct gp__cl_dev {
      * runs with two grid sizes at once, and aborts. On pocl each kernel command therefore waits
      * for the device's previous one: the CPU runs one kernel at a time there anyway. */
     int serialize_kernels;
+    int host_memory; /* a CPU device whose buffers are the host's memory: its vendor BLAS is OpenBLAS */
     pthread_mutex_t kernel_lock;
     cl_event last_kernel;
 } gp__cl_dev;

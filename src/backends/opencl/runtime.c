@@ -285,6 +285,7 @@ static void gp__cl_fill_info(gp__cl_dev *d, gp_device_info *info)
         info->unified_memory = unified == CL_TRUE;
     else
         info->unified_memory = info->type == GP_DEVICE_CPU;
+    d->host_memory = info->type == GP_DEVICE_CPU && info->unified_memory;
 
     /* Every build asks for argument info: launch uses it to catch an argument of the wrong kind. */
     int len = snprintf(d->build_options, sizeof d->build_options, "-cl-std=CL1.2 -cl-kernel-arg-info");

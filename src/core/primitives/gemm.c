@@ -614,11 +614,17 @@ static gp_status run_vendor(gp_stream *s, gp_type type, size_t m, size_t n, size
     return st;
 }
 
-static gp_status pick_impl(gp_gemm_impl *impl)
+/* GP_GEMM_AUTO: GPUPORT_GEMM where set; else the vendor's BLAS where it is the host's own on a
+ * CPU device's memory (OpenBLAS, 2-3x gpuport's kernel there), gpuport's kernel everywhere else. */
+static gp_status pick_impl(gp_device *dev, gp_gemm_impl *impl)
 {
     if (*impl != GP_GEMM_AUTO) return GP_SUCCESS;
     const char *env = getenv("GPUPORT_GEMM");
-    if (!env || !*env || strcmp(env, "gpuport") == 0) *impl = GP_GEMM_GPUPORT;
+    char text[512];
+    if ((!env || !*env) && dev->info.type == GP_DEVICE_CPU && dev->be->blas_info &&
+        dev->be->blas_info(dev->impl, text, sizeof text) == GP_SUCCESS && strstr(text, " (host)"))
+        *impl = GP_GEMM_VENDOR;
+    else if (!env || !*env || strcmp(env, "gpuport") == 0) *impl = GP_GEMM_GPUPORT;
     else if (strcmp(env, "vendor") == 0) *impl = GP_GEMM_VENDOR;
     else
         return gp__fail(GP_ERROR_INVALID_ARGUMENT, "gp_gemm: GPUPORT_GEMM is '%s'; it must be gpuport or vendor",
@@ -658,7 +664,7 @@ gp_status gp__gemm_with(gp_stream *stream, gp_gemm_impl impl, gp_type type, gp_l
             st = gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: %s and C share memory; C must be apart from A and B", fn,
                           ops[i]->name);
     }
-    if (st == GP_SUCCESS) st = pick_impl(&impl);
+    if (st == GP_SUCCESS) st = pick_impl(dev, &impl);
     if (st == GP_SUCCESS && impl == GP_GEMM_GPUPORT) st = check_kernel_env(fn);
     gp_gemm_params dp;
     int from_table = 0;
