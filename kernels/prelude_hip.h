@@ -8,7 +8,17 @@
 #ifndef __HIPCC_RTC__
 #include <hip/hip_runtime.h>
 #endif
-/* The rest of the dialect is prelude_cuhip.h, joined after this file. */
+/* The rest of the dialect is prelude_nv_mma.h and prelude_cuhip.h, joined after this file. */
+
+/* HIP's NVIDIA platform compiles for an NVIDIA GPU (through NVRTC or nvcc): the kernels take
+ * their NVIDIA tuning, and prelude_nv_mma.h its FP64 matrix instructions, as on CUDA. */
+#ifdef __HIP_PLATFORM_NVIDIA__
+#define GP__NVIDIA 1
+#if defined(__CUDA_ARCH__)
+#define GP__MMA_ARCH (__CUDA_ARCH__ / 10)
+#define GP__ASM asm
+#endif
+#endif
 
 /* Subgroups are wavefronts, warpSize wide (64, or 32 in wave32 mode): the kernel is compiled
  * per target, so it is a constant for each. LDS accesses of one wavefront are ordered only by

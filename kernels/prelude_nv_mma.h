@@ -34,3 +34,19 @@
     } while (0)
 #endif
 #endif
+
+/* Copies of 16 bytes from global to local memory that bypass the registers and run while the
+ * thread goes on (sm_80 on; gpuport's GEMM): gp__cp_async16 starts one, gp__cp_async_commit
+ * closes the group of those started since the last, gp__cp_async_wait(n) waits until at most n
+ * groups are in flight (a literal). A barrier after the wait shows them to the block. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 /* CUDA, and HIP's NVIDIA platform; not OpenCL */
+#define GP__CP_ASYNC 1
+static __device__ __forceinline__ void gp__cp_async16(void *dst, const void *src)
+{
+    unsigned a;
+    asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(dst));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(a), "l"(src) : "memory");
+}
+#define gp__cp_async_commit() asm volatile("cp.async.commit_group;" ::: "memory")
+#define gp__cp_async_wait(n) asm volatile("cp.async.wait_group %0;" ::"n"(n) : "memory")
+#endif

@@ -290,7 +290,7 @@ GP_FUNC void st_edge_2d(GP_GLOBAL T *GP_RESTRICT out, GP_GLOBAL const T *GP_REST
  * with its sums; with 4 cells a work-item (the tile now) 0.90 / 0.95 / 0.94x (src/core/stencil.c).
  * The 2D march in the same order, rows two ahead, ran no faster (0.98x at 8192^2 either way; at
  * 2048^2 0.86-0.90x against 0.87-0.93x), and keeps its plain loop. */
-#if defined(GP_BACKEND_CUDA) && GP_TYPE == 1 && STENCIL_VX == 4
+#if defined(GP__NVIDIA) && GP_TYPE == 1 && STENCIL_VX == 4
 #define ST_PRELOAD 1
 #else
 #define ST_PRELOAD 0

@@ -733,6 +733,7 @@ nvrtcResult nvrtcGetCUBIN(nvrtcProgram p, char *out)
            "\x7f"
            "ELF",
            4);
+    out[18] = (char)190; /* e_machine: EM_CUDA, as a real cubin */
     strcpy(out + CUBIN_HEADER, p->source);
     return NVRTC_SUCCESS;
 }

@@ -8,7 +8,7 @@
 /* The oldest driver API the plugin accepts. */
 #define CH_CUDA_MIN_DRIVER 12000
 
-const char *const gp__ch_vendor_driver_libs[] = {"libcuda.so.1", "libcuda.so", NULL};
+const char *gp__ch_vendor_driver_libs[] = {"libcuda.so.1", "libcuda.so", NULL};
 const char gp__ch_vendor_driver_hint[] =
     "no NVIDIA driver is installed; install the NVIDIA driver (the plugin needs driver API 12.0 or newer)";
 

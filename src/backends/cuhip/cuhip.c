@@ -30,6 +30,7 @@ static gp_status ch_device_open(size_t index, void **out, gp_device_info *info)
         free(d);
         return gp__ch_fail(r, "opening the device");
     }
+    snprintf(info->vendor, sizeof info->vendor, "%s", CH_VENDOR); /* the vendor part may say otherwise */
     gp_status st = gp__ch_vendor_device_open(d, info);
     if (st != GP_SUCCESS) {
         free(d);
@@ -41,7 +42,6 @@ static gp_status ch_device_open(size_t index, void **out, gp_device_info *info)
     size_t total = 0;
     gp__ch.device_total_mem(&total, d->device);
     snprintf(info->name, sizeof info->name, "%s", d->name);
-    snprintf(info->vendor, sizeof info->vendor, "%s", CH_VENDOR);
     info->type = GP_DEVICE_GPU;
     info->global_mem_bytes = total;
     info->local_mem_bytes = info->local_mem_own_bytes = (uint64_t)ch_attr(d, CH_ATTR_SHARED_MEM_PER_BLOCK);

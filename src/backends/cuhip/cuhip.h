@@ -230,7 +230,7 @@ void gp__ch_blas_close(gp__ch_device *d);
 /* ---- What each vendor supplies ---- */
 
 /* NULL-terminated names dlopen tries for the driver; the first is the one messages name. */
-extern const char *const gp__ch_vendor_driver_libs[];
+extern const char *gp__ch_vendor_driver_libs[];
 /* What to tell a user whose driver library is missing. */
 extern const char gp__ch_vendor_driver_hint[];
 /* Where the runtime compiler and the BLAS are looked for: NULL-terminated file names, tried in

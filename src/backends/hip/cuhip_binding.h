@@ -45,6 +45,8 @@ typedef hiprtcProgram ch_rtc_program;
 #define CH_ATTR_COMPUTE_UNITS hipDeviceAttributeMultiprocessorCount
 #define CH_ATTR_WARP_SIZE hipDeviceAttributeWarpSize /* 64 on most AMD GPUs, 32 on RDNA in wave32 */
 #define CH_ATTR_INTEGRATED hipDeviceAttributeIntegrated
+/* Past the default limit, where the runtime has one (HIP's NVIDIA platform; ROCm answers none). */
+#define CH_ATTR_SHARED_MEM_OPTIN hipDeviceAttributeSharedMemPerBlockOptin
 #define CH_FUNC_ATTR_MAX_THREADS_PER_BLOCK HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
 #define CH_FUNC_ATTR_SHARED_SIZE_BYTES HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES
 

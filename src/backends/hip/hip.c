@@ -1,4 +1,5 @@
-/* What only HIP does: the current device, gfx targets, hiprtc's code objects, runtime checks. */
+/* What only HIP does: the current device, gfx targets (sm_ on HIP's NVIDIA platform), hiprtc's
+ * code objects, runtime checks, and which runtime: ROCm's, or HIP's NVIDIA platform (nvidia.c). */
 #define _GNU_SOURCE /* dladdr */
 #include "../cuhip/cuhip.h"
 
@@ -12,16 +13,41 @@
 #define CH_HIP_MIN_VERSION 50000000
 
 /* The runtime matching the headers the plugin was built with first: its hipDeviceProp_t is the
- * one they describe. */
-const char *const gp__ch_vendor_driver_libs[] = {
+ * one they describe. Last, HIP's NVIDIA platform (nvidia.c) from the plugin's own folder:
+ * ROCm wins where both are installed, unless GPUPORT_HIP_PLATFORM=nvidia (or amd) says. */
+static char nvidia_lib[1024];
+const char *gp__ch_vendor_driver_libs[] = {
 #if HIP_VERSION_MAJOR < 6
     "libamdhip64.so.5", "libamdhip64.so.6",
 #else
     "libamdhip64.so.6", "libamdhip64.so.5",
 #endif
-    "libamdhip64.so", NULL};
+    "libamdhip64.so", NULL, NULL};
+enum { ROCM_LIBS = 3 };
 const char gp__ch_vendor_driver_hint[] =
-    "the ROCm runtime is not installed; install libamdhip64-5 (Debian) or ROCm (the plugin needs HIP 5.0 or newer)";
+    "the ROCm runtime is not installed; install libamdhip64-5 (Debian) or ROCm (the plugin needs HIP 5.0 or newer); "
+    "for HIP's NVIDIA platform, libgpuport-hip-nvidia.so belongs beside the plugin (gpuport builds it where the "
+    "CUDA toolkit's headers are)";
+
+__attribute__((constructor)) static void hip_platform_libs(void)
+{
+    Dl_info here;
+    const char *want = getenv("GPUPORT_HIP_PLATFORM");
+    if (dladdr((void *)hip_platform_libs, &here) && here.dli_fname) {
+        const char *slash = strrchr(here.dli_fname, '/');
+        snprintf(nvidia_lib, sizeof nvidia_lib, "%.*s/libgpuport-hip-nvidia.so",
+                 slash ? (int)(slash - here.dli_fname) : 1, slash ? here.dli_fname : ".");
+    }
+    if (want && strcmp(want, "nvidia") == 0) {
+        gp__ch_vendor_driver_libs[0] = nvidia_lib;
+        gp__ch_vendor_driver_libs[1] = NULL;
+    } else if (!want || strcmp(want, "amd") != 0) {
+        gp__ch_vendor_driver_libs[ROCM_LIBS] = nvidia_lib;
+    }
+}
+
+/* 1 where the runtime loaded is HIP's NVIDIA platform (it says so in gpuport_hip_platform). */
+static int nvidia_platform;
 
 /* The driver library that was loaded, found in init: ROCm 5 keeps hiprtc inside it. */
 static char hip_driver_path[1024];
@@ -74,11 +100,27 @@ static const char *hip_no_gpu_hint(void)
     return "check /dev/kfd and /dev/dri permissions and ROCR_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES";
 }
 
+/* On an NVIDIA GPU, HIP runs through HIP's NVIDIA platform where the plugin has it. */
+static const char *hip_nvidia_hint(void)
+{
+    return access(nvidia_lib, F_OK) == 0 ? "; GPUPORT_HIP_PLATFORM=nvidia runs HIP on an NVIDIA GPU through CUDA" : "";
+}
+
 gp_status gp__ch_vendor_init(char *reason, size_t reason_len)
 {
     Dl_info where;
     if (!hip_driver_path[0] && dladdr((void *)gp__ch.init, &where) && where.dli_fname)
         snprintf(hip_driver_path, sizeof hip_driver_path, "%s", where.dli_fname);
+
+    void *lib = hip_driver_path[0] ? dlopen(hip_driver_path, RTLD_NOW | RTLD_NOLOAD) : NULL;
+    const char *platform = lib ? dlsym(lib, "gpuport_hip_platform") : NULL;
+    nvidia_platform = platform && strcmp(platform, "nvidia") == 0;
+    if (lib) dlclose(lib); /* RTLD_NOLOAD took a reference of its own */
+    const char *want = getenv("GPUPORT_HIP_PLATFORM");
+    if (want && *want && strcmp(want, "nvidia") && strcmp(want, "amd")) {
+        snprintf(reason, reason_len, "GPUPORT_HIP_PLATFORM is '%s'; it must be amd or nvidia", want);
+        return GP_ERROR_BACKEND_UNAVAILABLE;
+    }
 
     int v = 0;
     hipError_t r = gp__ch.driver_get_version(&v);
@@ -103,9 +145,19 @@ gp_status gp__ch_vendor_init(char *reason, size_t reason_len)
         what = "hipGetDeviceCount";
         r = gp__ch.device_get_count(&count);
     }
+    if (nvidia_platform && (r != hipSuccess || count == 0)) {
+        snprintf(reason, reason_len, "HIP's NVIDIA platform (%s) %s (%s: %s (%d))", hip_driver_path,
+                 r == hipErrorNotInitialized ? "cannot start" : "found no NVIDIA GPU", what,
+                 r == hipSuccess ? "0 devices" : gp__ch_vendor_error_name(r), (int)r);
+        return GP_ERROR_BACKEND_UNAVAILABLE;
+    }
+    if (nvidia_platform) /* "5.2.21153, nvidia platform": in the backend's version and the cache keys */
+        snprintf(gp__ch_driver_version + strlen(gp__ch_driver_version),
+                 sizeof gp__ch_driver_version - strlen(gp__ch_driver_version), ", nvidia platform");
     if (r == hipErrorNoDevice || r == hipErrorInvalidDevice || (r == hipSuccess && count == 0)) {
-        snprintf(reason, reason_len, "the ROCm runtime found no AMD GPU (%s: %s (%d)): %s", what,
-                 r == hipSuccess ? "0 devices" : gp__ch_vendor_error_name(r), (int)r, hip_no_gpu_hint());
+        snprintf(reason, reason_len, "the ROCm runtime found no AMD GPU (%s: %s (%d)): %s%s", what,
+                 r == hipSuccess ? "0 devices" : gp__ch_vendor_error_name(r), (int)r, hip_no_gpu_hint(),
+                 hip_nvidia_hint());
         return GP_ERROR_BACKEND_UNAVAILABLE;
     }
     if (r != hipSuccess) {
@@ -125,7 +177,9 @@ typedef union hip_props {
 
 gp_status gp__ch_vendor_device_open(gp__ch_device *d, gp_device_info *info)
 {
-    (void)info; /* the shared code fills every field HIP reports; the wavefront width included */
+    /* The shared code fills every field HIP reports, the wavefront width included, but the vendor. */
+    if (nvidia_platform)
+        snprintf(info->vendor, sizeof info->vendor, "NVIDIA");
     __typeof__(hipGetDeviceProperties) *get = gp__ch.get_device_properties;
 #if HIP_VERSION_MAJOR < 6
     if (gp__ch.get_device_properties_r0000)
@@ -144,8 +198,8 @@ gp_status gp__ch_vendor_device_open(gp__ch_device *d, gp_device_info *info)
     hipError_t r = get(&props.p, d->ordinal);
     if (r != hipSuccess)
         return gp__ch_fail(r, "reading the device's properties");
-    const char *arch = props.p.gcnArchName;
-    if (strncmp(arch, "gfx", 3) != 0 || !memchr(arch, '\0', sizeof props.p.gcnArchName)) {
+    const char *arch = props.p.gcnArchName; /* "sm_90" on the NVIDIA platform */
+    if (strncmp(arch, nvidia_platform ? "sm_" : "gfx", 3) != 0 || !memchr(arch, '\0', sizeof props.p.gcnArchName)) {
         gp__ch_host->set_error("%s reports no gfx target (gcnArchName '%.32s'); the ROCm runtime is too old or "
                                "does not match the plugin's headers",
                                d->name, memchr(arch, '\0', 32) ? arch : "?");
