@@ -248,7 +248,7 @@ static int class_of(const gp_device *dev)
     const gp_device_info *info = &dev->info;
     int c = info->type != GP_DEVICE_CPU ? OTHER_GPU : direct(dev) ? CPU : CPU_TILED;
     if (info->type == GP_DEVICE_GPU && (strcmp(info->backend, "cuda") == 0 || strcasestr(info->vendor, "nvidia")))
-        c = strcmp(info->backend, "cuda") == 0 ? NVIDIA_CUDA : NVIDIA_OPENCL;
+        c = strcmp(info->backend, "opencl") == 0 ? NVIDIA_OPENCL : NVIDIA_CUDA; /* HIP there compiles as CUDA */
     else if (info->type == GP_DEVICE_GPU && (strcmp(info->backend, "hip") == 0 || strcasestr(info->vendor, "amd") ||
                                              strcasestr(info->vendor, "advanced micro")))
         c = AMD;
