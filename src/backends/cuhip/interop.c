@@ -106,6 +106,15 @@ gp_status gp__ch_buffer_register(void *dev, void *host, size_t bytes, void **out
     if (bytes) {
         gp_status st = gp__ch_vendor_enter(d);
         ch_result r = st == GP_SUCCESS ? gp__ch.host_register(host, bytes, CH_HOSTREGISTER_FLAGS) : CH_SUCCESS;
+        /* Host memory the driver has pinned already (another library's, or another gpuport
+         * backend's over the same driver: hip:0 and cuda:0 on HIP's NVIDIA platform) is used as
+         * it is, and left to its owner. */
+        unsigned type = 0;
+        if (st == GP_SUCCESS && r != CH_SUCCESS && gp__ch.pointer_get_attribute &&
+            gp__ch.pointer_get_attribute(&type, CH_POINTER_ATTR_MEMORY_TYPE, CH_DPTR_FROM_U64((uintptr_t)host)) ==
+                CH_SUCCESS &&
+            type == CH_MEMORYTYPE_HOST)
+            r = CH_SUCCESS, b->registered = 0;
         if (st == GP_SUCCESS && r != CH_SUCCESS)
             st = gp__ch_fail(r, "registering the host memory");
         if (st != GP_SUCCESS) {

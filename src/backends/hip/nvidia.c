@@ -350,44 +350,12 @@ hipError_t hipMemGetAddressRange(hipDeviceptr_t *base, size_t *size, hipDevicept
     return from(r);
 }
 
-/* Host memory CUDA has pinned already (the CUDA plugin's, in this same process and driver: a
- * copy between hip:0 and cuda:0) cannot be registered again; it needs no registering either.
- * Such ranges are remembered, so that unregistering them leaves them to their owner. */
-enum { MAX_BORROWED = 256 };
-static void *borrowed[MAX_BORROWED];
-
-static int pinned_by_cuda(void *p, size_t bytes)
-{
-    unsigned type[2] = {0, 0};
-    return nv.cuPointerGetAttribute(&type[0], CU_POINTER_ATTRIBUTE_MEMORY_TYPE, DPTR(p)) == CUDA_SUCCESS &&
-           nv.cuPointerGetAttribute(&type[1], CU_POINTER_ATTRIBUTE_MEMORY_TYPE, DPTR((char *)p + bytes - 1)) ==
-               CUDA_SUCCESS &&
-           type[0] == CU_MEMORYTYPE_HOST && type[1] == CU_MEMORYTYPE_HOST;
-}
-
 hipError_t hipHostRegister(void *p, size_t bytes, unsigned int flags)
 {
     IN_CONTEXT();
-    CUresult r = nv.cuMemHostRegister(p, bytes, flags);
-    if (r == CUDA_SUCCESS || !bytes || (r != CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED && !pinned_by_cuda(p, bytes)))
-        return from(r);
-    pthread_mutex_lock(&lock);
-    int i = 0;
-    while (i < MAX_BORROWED && borrowed[i]) i++;
-    if (i < MAX_BORROWED) borrowed[i] = p;
-    pthread_mutex_unlock(&lock);
-    return i < MAX_BORROWED ? hipSuccess : from(r);
+    return from(nv.cuMemHostRegister(p, bytes, flags));
 }
-
-hipError_t hipHostUnregister(void *p)
-{
-    int mine = 1;
-    pthread_mutex_lock(&lock);
-    for (int i = 0; p && i < MAX_BORROWED && mine; i++)
-        if (borrowed[i] == p) borrowed[i] = NULL, mine = 0;
-    pthread_mutex_unlock(&lock);
-    return mine ? from(nv.cuMemHostUnregister(p)) : hipSuccess;
-}
+hipError_t hipHostUnregister(void *p) { return from(nv.cuMemHostUnregister(p)); }
 
 hipError_t hipDeviceCanAccessPeer(int *can, int device, int peer)
 {
