@@ -200,6 +200,7 @@ int main(int argc, char **argv)
             status = ex_flag(argc, argv, "--sizes") ? sizes(dev, &o) : solve(dev, &o);
         }
     } else {
+        if (rank == 0) fprintf(stderr, "heat_diffusion_mpi: %s\n", gp_last_error());
         status = 1;
     }
     MPI_Finalize();
