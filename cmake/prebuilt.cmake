@@ -5,15 +5,39 @@
 # source, composed as core composes it (the options as #define lines after the prelude),
 # matches an entry exactly.
 #
-# gpuport_prebuilt(OUT_C KIND PRELUDE COMPILER FLAGS...): KIND is CUDA (nvcc --fatbin) or HIP
-# (hipcc --genco); PRELUDE the list of prelude files, joined in order as the plugin joins them;
-# with no COMPILER the table is empty and everything is compiled at run time.
-function(gpuport_prebuilt out_c kind prelude compiler)
+# gpuport_prebuilt(OUT_C PRELUDE KIND COMPILER FLAGS... [ALSO KIND COMPILER FLAGS...]): KIND is
+# CUDA (nvcc --fatbin), HIP (hipcc --genco) or HIP_NVIDIA (nvcc --fatbin with
+# kernels/hip_nvidia.h first: HIP's NVIDIA platform); PRELUDE the list of prelude files, joined
+# in order as the plugin joins them; ALSO adds a second compiler's binaries to the same table
+# (the plugin takes the first that loads). With no COMPILER a set adds nothing; with none at all
+# the table is empty and everything is compiled at run time.
+function(gpuport_prebuilt out_c prelude)
   set(dir ${CMAKE_CURRENT_BINARY_DIR}/prebuilt)
   set(manifest "")
   set(bins "")
   set(i 0)
-  if(compiler)
+  set(sets "")
+  set(current "")
+  foreach(a IN LISTS ARGN)
+    if(a STREQUAL "ALSO")
+      list(APPEND sets "${current}")
+      set(current "")
+    else()
+      string(APPEND current "${a}|")
+    endif()
+  endforeach()
+  list(APPEND sets "${current}")
+  foreach(set_args IN LISTS sets)
+    string(REPLACE "|" ";" set_args "${set_args}")
+    list(POP_FRONT set_args kind compiler)
+    if(NOT compiler)
+      continue()
+    endif()
+    if(kind STREQUAL "HIP")
+      set(code_kind 3) # GP__CH_CODE_HIP
+    else()
+      set(code_kind 4) # GP__CH_CODE_FATBIN
+    endif()
     foreach(entry IN LISTS GPUPORT_BUILTIN_KERNELS)
       string(FIND "${entry}" "|" bar)
       string(SUBSTRING "${entry}" 0 ${bar} file)
@@ -46,29 +70,30 @@ function(gpuport_prebuilt out_c kind prelude compiler)
         list(APPEND paths ${PROJECT_SOURCE_DIR}/${part})
       endforeach()
       file(GENERATE OUTPUT ${dir}/${i}.cu CONTENT "${wrapper}")
-      if(kind STREQUAL "CUDA")
-        set(cmd ${compiler} -x cu --fatbin ${ARGN} -o ${dir}/${i}.bin ${dir}/${i}.cu)
+      set(extra "")
+      set(include_flags "")
+      if(kind STREQUAL "HIP_NVIDIA")
+        set(extra ${PROJECT_SOURCE_DIR}/kernels/hip_nvidia.h)
+        set(include_flags -include ${extra})
+      endif()
+      if(kind STREQUAL "HIP")
+        set(cmd ${compiler} -x hip --genco ${set_args} -o ${dir}/${i}.bin ${dir}/${i}.cu)
       else()
-        set(cmd ${compiler} -x hip --genco ${ARGN} -o ${dir}/${i}.bin ${dir}/${i}.cu)
+        set(cmd ${compiler} -x cu --fatbin ${set_args} ${include_flags} -o ${dir}/${i}.bin ${dir}/${i}.cu)
       endif()
       add_custom_command(OUTPUT ${dir}/${i}.bin COMMAND ${cmd}
-        DEPENDS ${paths} ${prelude} ${dir}/${i}.cu
+        DEPENDS ${paths} ${prelude} ${extra} ${dir}/${i}.cu
         COMMENT "Prebuilding ${file} ${opts} for ${kind}" VERBATIM)
-      string(APPEND manifest "set(SOURCES_${i} \"${paths}\")\n"
+      string(APPEND manifest "set(SOURCES_${i} \"${paths}\")\nset(KIND_${i} ${code_kind})\n"
                              "set(HEAD_${i} \"${defines}\")\nlist(APPEND BINS \"${dir}/${i}.bin\")\n")
       list(APPEND bins ${dir}/${i}.bin)
       math(EXPR i "${i} + 1")
     endforeach()
-  endif()
-  if(kind STREQUAL "CUDA")
-    set(code_kind 4) # GP__CH_CODE_FATBIN
-  else()
-    set(code_kind 3) # GP__CH_CODE_HIP
-  endif()
-  file(GENERATE OUTPUT ${dir}/manifest.cmake CONTENT "set(KIND ${code_kind})\n${manifest}")
+  endforeach()
+  file(GENERATE OUTPUT ${dir}/manifest.cmake CONTENT "${manifest}")
   add_custom_command(OUTPUT ${out_c}
     COMMAND ${CMAKE_COMMAND} -DMANIFEST=${dir}/manifest.cmake -DOUT=${out_c}
             -P ${PROJECT_SOURCE_DIR}/cmake/prebuilt_table.cmake
     DEPENDS ${bins} ${dir}/manifest.cmake ${PROJECT_SOURCE_DIR}/cmake/prebuilt_table.cmake
-    COMMENT "Embedding ${i} prebuilt ${kind} kernels" VERBATIM)
+    COMMENT "Embedding ${i} prebuilt kernels" VERBATIM)
 endfunction()

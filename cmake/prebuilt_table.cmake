@@ -21,7 +21,7 @@ foreach(bin IN LISTS BINS)
   file(SIZE ${bin} bytes)
   string(APPEND c "static const unsigned char code${n}[] __attribute__((aligned(16))) = {${code}};\n"
                   "static const char source${n}[] = {${text}0x00};\n")
-  string(APPEND rows "    {source${n}, code${n}, ${bytes}, ${KIND}},\n")
+  string(APPEND rows "    {source${n}, code${n}, ${bytes}, ${KIND_${n}}},\n")
   math(EXPR n "${n} + 1")
 endforeach()
 if(n EQUAL 0)

@@ -93,7 +93,7 @@ GP_FUNC T gp_map_int_div(T x, T y)
 
 /* Ops that ignore an operand leave its loaded values unused (the loads vanish): say so, for
  * the compilers that warn. */
-#ifdef GP_BACKEND_CUDA
+#ifdef GP__NVIDIA /* nvcc and NVRTC, for CUDA and HIP's NVIDIA platform */
 #pragma nv_diag_suppress 550
 #endif
 #define GP_MAP_UNUSED(p, q, r, s) ((void)(p), (void)(q), (void)(r), (void)(s))

@@ -107,10 +107,10 @@ static int ch_prebuilt(gp__ch_device *d, const char *source, const unsigned char
         const gp__ch_prebuilt *p = &gp__ch_prebuilt_table[e];
         if (strcmp(p->source, user) != 0)
             continue;
-        ch_module m;
+        ch_module m; /* a table may hold two compilers' binaries of one source (HIP's two platforms) */
         if (gp__ch_vendor_enter(d) != GP_SUCCESS || gp__ch.module_load_data(&m, p->code) != CH_SUCCESS) {
-            gp__ch_host->debug("compile", "the prebuilt binary does not load on %s; compiling instead", d->name);
-            return 0;
+            gp__ch_host->debug("compile", "a prebuilt binary does not load on %s", d->name);
+            continue;
         }
         gp__ch.module_unload(m);
         *code = p->code;

@@ -274,9 +274,12 @@ gp_status gp__ch_vendor_rtc_code(gp__ch_device *d, ch_rtc_program prog, int kind
 
 int gp__ch_vendor_code_ok(int kind, const void *code, size_t bytes)
 {
-    /* An ELF code object from hiprtc, or a clang offload bundle from hipcc --genco. */
+    /* An ELF code object from hiprtc, or a clang offload bundle from hipcc --genco; on HIP's
+     * NVIDIA platform also nvcc's fatbin (magic 0xBA55ED50) of the prebuilt kernels. */
     static const char bundle[] = "__CLANG_OFFLOAD_BUNDLE__";
     const unsigned char *c = code;
+    if (nvidia_platform && kind == GP__CH_CODE_FATBIN && bytes >= 16)
+        return c[0] == 0x50 && c[1] == 0xED && c[2] == 0x55 && c[3] == 0xBA;
     if (kind != GP__CH_CODE_HIP || bytes < 64)
         return 0;
     return (c[0] == 0x7f && c[1] == 'E' && c[2] == 'L' && c[3] == 'F') || memcmp(c, bundle, sizeof bundle - 1) == 0;

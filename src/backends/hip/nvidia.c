@@ -3,9 +3,9 @@
  * with declare them), each carried out by the CUDA driver API and NVRTC, both opened at run
  * time, as HIP's own NVIDIA-platform headers map them. The plugin opens this library where no
  * ROCm runtime is found (or GPUPORT_HIP_PLATFORM=nvidia asks for it), so that its code runs on
- * an NVIDIA GPU unchanged. Device code: hiprtc's programs get a few lines first that give the
- * AMD builtins gpuport's HIP prelude uses their CUDA meaning, and --offload-arch=sm_XX becomes
- * NVRTC's -arch. */
+ * an NVIDIA GPU unchanged. Device code: hiprtc's programs get kernels/hip_nvidia.h first, which
+ * gives the AMD builtins gpuport's HIP prelude uses their CUDA meaning, and --offload-arch=sm_XX
+ * becomes NVRTC's -arch. */
 #include <hip/hip_runtime_api.h>
 #include <hip/hip_version.h>
 #include <hip/hiprtc.h>
@@ -381,17 +381,9 @@ hipError_t hipMemcpyPeerAsync(void *dst, int dst_device, const void *src, int sr
 
 /* ---- hiprtc on NVRTC (HIPRTC_* codes are NVRTC's) ---- */
 
-/* What gpuport's HIP prelude takes from AMD's compiler, in CUDA's terms. */
-static const char compat[] =
-    "#define __HIPCC_RTC__ 1\n"
-    "#define __HIP_PLATFORM_NVIDIA__ 1\n"
-    "static __device__ __forceinline__ unsigned __lane_id(void)\n"
-    "{ unsigned l; asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(l)); return l; }\n"
-    "#define __shfl(x, lane) __shfl_sync(0xffffffffu, (x), (lane))\n"
-    "#define __shfl_up(x, d) __shfl_up_sync(0xffffffffu, (x), (d))\n"
-    "#define __builtin_amdgcn_fence(order, scope) __threadfence_block()\n"
-    "#define __builtin_amdgcn_wave_barrier() __syncwarp()\n"
-    "#line 1\n";
+/* What gpuport's HIP prelude takes from AMD's compiler, in CUDA's terms: kernels/hip_nvidia.h,
+ * which nvcc also includes first for this platform's prebuilt kernels. */
+extern const char gp__hip_nvidia_compat[];
 
 hiprtcResult hiprtcVersion(int *major, int *minor)
 {
@@ -407,11 +399,13 @@ hiprtcResult hiprtcCreateProgram(hiprtcProgram *prog, const char *src, const cha
                                  const char **headers, const char **include_names)
 {
     if (load() != hipSuccess) return HIPRTC_ERROR_INTERNAL_ERROR;
-    size_t n = strlen(src);
-    char *all = malloc(sizeof compat + n);
+    static const char line[] = "#line 1\n";
+    size_t n = strlen(src), c = strlen(gp__hip_nvidia_compat);
+    char *all = malloc(c + sizeof line + n);
     if (!all) return HIPRTC_ERROR_OUT_OF_MEMORY;
-    memcpy(all, compat, sizeof compat - 1);
-    memcpy(all + sizeof compat - 1, src, n + 1);
+    memcpy(all, gp__hip_nvidia_compat, c);
+    memcpy(all + c, line, sizeof line - 1);
+    memcpy(all + c + sizeof line - 1, src, n + 1);
     nvrtcResult r = nv.nvrtcCreateProgram((nvrtcProgram *)prog, all, name, nheaders, headers, include_names);
     free(all);
     return (hiprtcResult)r;
