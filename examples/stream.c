@@ -14,14 +14,15 @@
 extern const char stream_source[]; /* stream.gp, embedded by the build */
 
 static const char usage[] =
-    "usage: stream [--device SPEC | --all] [--n N] [--reps R] [--f64]\n"
+    "usage: stream [--device SPEC | --all] [--n N] [--reps R] [--f64] [--guarded]\n"
     "  --n N     elements per array (default 2^25, BabelStream's default)\n"
     "  --reps R  timed runs of each kernel, after one untimed (default 100, BabelStream's default)\n"
-    "  --f64     double precision (default float, BabelStream's --float)\n";
+    "  --f64     double precision (default float, BabelStream's --float)\n"
+    "  --guarded the kernels as they come from CUDA, `if (i < n)`, instead of GP_FOR\n";
 
 typedef struct options {
     unsigned n, reps;
-    int f64;
+    int f64, guarded;
 } options;
 
 enum { COPY, MUL, ADD, TRIAD, DOT, KERNELS };
@@ -92,7 +93,9 @@ static int run(gp_device *dev, void *ctx)
         CHECK(o->f64 ? gp_buffer_fill(NULL, bufs[v], 0, bytes, &start[v], 8) : gp_buffer_fill(NULL, bufs[v], 0, bytes, &f, 4));
     }
     gp_program *prog;
-    CHECK(gp_program_create(dev, stream_source, o->f64 ? "-DT=double" : "-DT=float", &prog));
+    char build[64];
+    snprintf(build, sizeof build, "-DT=%s%s", o->f64 ? "double" : "float", o->guarded ? " -DGUARDED" : "");
+    CHECK(gp_program_create(dev, stream_source, build, &prog));
     gp_kernel *k[4];
     static const char *const kernel_names[4] = {"stream_copy", "stream_mul", "stream_add", "stream_triad"};
     for (int i = 0; i < 4; i++) CHECK(gp_kernel_create(prog, kernel_names[i], &k[i]));
@@ -130,8 +133,8 @@ static int run(gp_device *dev, void *ctx)
             CHECK(ex_timer_stop(&timer, &ms[kk * (o->reps + 1) + r]));
         }
     }
-    printf("%s, %u elements of %s per array (%.1f MB each), %u runs\n", info.name, n, o->f64 ? "double" : "float",
-           (double)bytes / 1e6, o->reps);
+    printf("%s, %u elements of %s per array (%.1f MB each), %u runs, kernels %s\n", info.name, n,
+           o->f64 ? "double" : "float", (double)bytes / 1e6, o->reps, o->guarded ? "guarded (if (i < n))" : "GP_FOR");
     printf("%-8s %12s %12s %12s\n", "Function", "MB/s (best)", "min ms", "median ms");
     for (int kk = 0; kk < KERNELS; kk++) {
         double *m = &ms[kk * (o->reps + 1) + 1]; /* the first run dropped */
@@ -152,7 +155,7 @@ int main(int argc, char **argv)
 {
     ex_parse(argc, argv, usage);
     options o = {(unsigned)ex_number(argc, argv, "--n", 1 << 25), (unsigned)ex_number(argc, argv, "--reps", 100),
-                 ex_flag(argc, argv, "--f64")};
+                 ex_flag(argc, argv, "--f64"), ex_flag(argc, argv, "--guarded")};
     if (o.n < 1 || o.reps < 2) {
         fprintf(stderr, "stream: N must be at least 1 and R at least 2\n%s", usage);
         return 2;

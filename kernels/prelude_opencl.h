@@ -31,9 +31,21 @@
 #define gp_barrier() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
 
 /* GP_FOR(i, n): the element loop of a one-dimensional launch of any size (a grid-stride loop:
- * each work-item takes its index, plus the launch's size, and so on). pocl vectorises it where
- * it does not vectorise the usual guarded store (docs/kernel-dialect.md). */
+ * each work-item takes its index, plus the launch's size, and so on).
+ * On CPU devices (-DGP__CPU) the same loop carries a flag that is the same for the whole
+ * work-group: its items all lie below n and the launch covers n, so each runs the body once,
+ * unguarded. pocl's compiler splits the group's loop over work-items on that flag and
+ * vectorises the unguarded copy as it does a kernel without a bounds check; the guarded copy
+ * serves the last group and launches smaller than n (docs/kernel-dialect.md). */
+#ifdef GP__CPU
+#define GP_FOR(i, n)                                                                                        \
+    for (uint i = gp_global_id(0),                                                                          \
+              gp__whole = (get_group_id(0) + 1) * get_local_size(0) <= (n) && get_global_size(0) >= (n),   \
+              gp__go = gp__whole || i < (n);                                                                \
+         gp__go; gp__go = !gp__whole && (i += gp_global_size(0)) < (n))
+#else
 #define GP_FOR(i, n) for (uint i = gp_global_id(0); i < (n); i += gp_global_size(0))
+#endif
 
 /* 32-bit integer atomics on global or local memory; each returns the old value. */
 #define gp_atomic_add(p, v) atomic_add((p), (v))

@@ -12,17 +12,29 @@ static const char *saxpy_src =
     "    if (i < n) y[i] = a * x[i] + y[i];\n"
     "}\n";
 
+/* The same in GP_FOR, whose loop must cover n for a launch of any size. The `continue` must go
+ * on to the work-item's next element, not end its loop. */
+static const char *grid_saxpy_src =
+    "GP_KERNEL void grid_saxpy(uint n, float a, GP_GLOBAL const float *x, GP_GLOBAL float *y)\n"
+    "{\n"
+    "    GP_FOR(i, n) {\n"
+    "        if (x[i] == 0.0f) continue;\n"
+    "        y[i] = a * x[i] + y[i];\n"
+    "    }\n"
+    "}\n";
+
 enum { PAD = 16 }; /* elements after the end that a guarded kernel must not touch */
 
-/* Small integers keep a * x + y exact in float, with or without a fused multiply-add. */
-static void saxpy_case(gp_kernel *k, uint32_t n, const size_t *local)
+/* Small integers keep a * x + y exact in float, with or without a fused multiply-add. A launch
+ * of `global` work-items (n where 0). */
+static void saxpy_case(gp_kernel *k, uint32_t n, size_t global, const size_t *local)
 {
     const float a = 2.0f, sentinel = -7777.0f;
     float *x = tst_malloc((n + PAD) * sizeof(float)), *y = tst_malloc((n + PAD) * sizeof(float));
     float *ref = tst_malloc((n + PAD) * sizeof(float));
     uint64_t st = 1234 + n;
     for (size_t i = 0; i < n + PAD; i++) {
-        x[i] = (float)((int)(tst_random_u32(&st) % 2001) - 1000);
+        x[i] = (float)((int)(tst_random_u32(&st) % 201) - 100);
         y[i] = i < n ? (float)((int)(tst_random_u32(&st) % 2001) - 1000) : sentinel;
         ref[i] = i < n ? a * x[i] + y[i] : sentinel;
     }
@@ -30,7 +42,7 @@ static void saxpy_case(gp_kernel *k, uint32_t n, const size_t *local)
     gp_buffer *bx = tst_buffer(GP_MEMORY_DEVICE, bytes), *by = tst_buffer(GP_MEMORY_DEVICE, bytes);
     GP_OK(gp_buffer_write(NULL, bx, 0, x, bytes));
     GP_OK(gp_buffer_write(NULL, by, 0, y, bytes));
-    size_t global = n;
+    if (!global) global = n;
     gp_arg args[] = {GP_VALUE(n), GP_VALUE(a), GP_BUFFER(bx), GP_BUFFER(by)};
     GP_OK(gp_kernel_launch(NULL, k, 1, &global, local, 4, args));
     GP_OK(gp_buffer_read(NULL, by, 0, y, bytes));
@@ -45,7 +57,8 @@ static void saxpy_case(gp_kernel *k, uint32_t n, const size_t *local)
     GP_OK(gp_buffer_destroy(bx));
     GP_OK(gp_buffer_destroy(by));
     if (bad != (size_t)-1)
-        fail_msg("saxpy n=%u local=%zu: y[%zu] = %g, expected %g", n, local ? *local : 0, bad, got, want);
+        fail_msg("saxpy n=%u global=%zu local=%zu: y[%zu] = %g, expected %g", n, global, local ? *local : 0, bad,
+                 got, want);
 }
 
 static void saxpy_sizes(void **state)
@@ -57,10 +70,33 @@ static void saxpy_sizes(void **state)
     size_t g = tst_group_size();
     const size_t locals[] = {1, 3, g / 2 ? g / 2 : 1, g};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-        saxpy_case(k, sizes[i], NULL);
+        saxpy_case(k, sizes[i], 0, NULL);
         for (size_t l = 0; l < sizeof locals / sizeof locals[0]; l++)
             if (sizes[i] <= 100000 || locals[l] >= 32)
-                saxpy_case(k, sizes[i], &locals[l]);
+                saxpy_case(k, sizes[i], 0, &locals[l]);
+    }
+    GP_OK(gp_kernel_destroy(k));
+    GP_OK(gp_program_destroy(p));
+}
+
+/* GP_FOR for launches of as many work-items as elements, fewer and more, with the device's
+ * shape and with groups that end inside and past n. */
+static void grid_loop_sizes(void **state)
+{
+    (void)state;
+    static const uint32_t sizes[] = {0, 1, 31, 257, 4099, 1000003};
+    gp_program *p = tst_program(grid_saxpy_src, NULL);
+    gp_kernel *k = tst_kernel(p, "grid_saxpy");
+    size_t g = tst_group_size();
+    const size_t locals[] = {1, 3, g};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        size_t n = sizes[i], globals[] = {n, n / 3 + 1, 2 * n + 5};
+        for (size_t j = 0; j < 3; j++) {
+            saxpy_case(k, sizes[i], globals[j], NULL);
+            for (size_t l = 0; l < sizeof locals / sizeof locals[0]; l++)
+                if (n <= 5000 || locals[l] >= 32)
+                    saxpy_case(k, sizes[i], globals[j], &locals[l]);
+        }
     }
     GP_OK(gp_kernel_destroy(k));
     GP_OK(gp_program_destroy(p));
@@ -365,7 +401,7 @@ static void second_create_from_cache(void **state)
     assert_true(info.binary_bytes > 0);
     assert_true(info.cache_on_disk == 0 || info.cache_on_disk == 1);
     gp_kernel *k = tst_kernel(p2, "saxpy");
-    saxpy_case(k, 257, NULL);
+    saxpy_case(k, 257, 0, NULL);
     GP_OK(gp_kernel_destroy(k));
     GP_OK(gp_program_destroy(p1));
     GP_OK(gp_program_destroy(p2));
@@ -445,6 +481,7 @@ static void fp64(void **state)
 
 const struct CMUnitTest tst_kernel_tests[] = {
     cmocka_unit_test(saxpy_sizes),
+    cmocka_unit_test(grid_loop_sizes),
     cmocka_unit_test(local_memory),
     cmocka_unit_test(build_options),
     cmocka_unit_test(user_macros_stay_out_of_headers),

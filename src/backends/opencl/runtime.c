@@ -288,7 +288,8 @@ static void gp__cl_fill_info(gp__cl_dev *d, gp_device_info *info)
     d->host_memory = info->type == GP_DEVICE_CPU && info->unified_memory;
 
     /* Every build asks for argument info: launch uses it to catch an argument of the wrong kind. */
-    int len = snprintf(d->build_options, sizeof d->build_options, "-cl-std=CL1.2 -cl-kernel-arg-info");
+    int len = snprintf(d->build_options, sizeof d->build_options, "-cl-std=CL1.2 -cl-kernel-arg-info%s",
+                       info->type == GP_DEVICE_CPU ? " -DGP__CPU" : "");
     u32 = 0;
     cl_uint major = 0, minor = 0;
     if (gp__cl_has_word(ext, "cl_nv_device_attribute_query")) {
