@@ -29,6 +29,27 @@ static void info_sane(void **state)
     assert_non_null(memchr(info.runtime_version, '\0', sizeof info.runtime_version));
 }
 
+/* The vendor names the GPU's maker: NVIDIA through CUDA; through HIP, AMD, or NVIDIA where HIP
+ * runs on its NVIDIA platform (the driver version says "nvidia platform"). HIP on NVIDIA once said AMD,
+ * because shared code wrote the backend's default over what the platform had set. */
+static void vendor_names_the_maker(void **state)
+{
+    (void)state;
+    gp_device_info info;
+    GP_OK(gp_device_get_info(tst_dev, &info));
+    assert_true(strlen(info.vendor) > 0);
+    int nvidia = strstr(info.vendor, "NVIDIA") != NULL, amd = strstr(info.vendor, "AMD") != NULL ||
+                                                               strstr(info.vendor, "Advanced Micro Devices") != NULL;
+    if (strcmp(info.backend, "cuda") == 0 && !nvidia)
+        fail_msg("a CUDA device whose vendor is '%s'", info.vendor);
+    if (strcmp(info.backend, "hip") == 0) {
+        int on_nvidia = strstr(info.driver_version, "nvidia platform") != NULL;
+        if (on_nvidia ? !nvidia || amd : !amd || nvidia)
+            fail_msg("HIP on %s reports vendor '%s' (driver %s)", on_nvidia ? "NVIDIA's platform" : "AMD's platform",
+                     info.vendor, info.driver_version);
+    }
+}
+
 /* The backend string must be the name of an available backend that lists this many devices. */
 static void backend_matches(void **state)
 {
@@ -68,6 +89,7 @@ static void default_stream_and_sync(void **state)
 
 const struct CMUnitTest tst_device_tests[] = {
     cmocka_unit_test(info_sane),
+    cmocka_unit_test(vendor_names_the_maker),
     cmocka_unit_test(backend_matches),
     cmocka_unit_test(default_stream_and_sync),
 };
