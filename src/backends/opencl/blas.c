@@ -105,6 +105,24 @@ static gp__cblas_sgemm_fn *gp__cblas_sgemm;
 static gp__cblas_dgemm_fn *gp__cblas_dgemm;
 static char gp__openblas_text[512]; /* "OpenBLAS 0.3.21 (host)", or why there is none */
 
+/* Whether OpenBLAS chose kernels older than the CPU: it falls back to SSE3 ones (Prescott and
+ * its kin) for a CPU model it does not know, such as Debian 12's 0.3.21 on some virtual
+ * machines' Xeons, and runs 5-10x below what the cores do. Such a library serves GP_GEMM_VENDOR
+ * but not GP_GEMM_AUTO. */
+static int gp__openblas_generic(const char *core)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    static const char *const old[] = {"Prescott", "Core2",  "Penryn", "Dunnington", "Nehalem",      "Atom",
+                                      "Katmai",   "Banias", "Opteron", "Opteron_SSE3", "Barcelona", "Nano"};
+    if (!core || !__builtin_cpu_supports("avx2")) return 0;
+    for (size_t i = 0; i < sizeof old / sizeof old[0]; i++)
+        if (strcmp(core, old[i]) == 0) return 1;
+#else
+    (void)core;
+#endif
+    return 0;
+}
+
 /* 1 once OpenBLAS is loaded; 0 with the reason in gp__openblas_text. */
 static int gp__openblas_load(void)
 {
@@ -114,6 +132,7 @@ static int gp__openblas_load(void)
         void *lib = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
         void *s = lib ? dlsym(lib, "cblas_sgemm") : NULL, *d = lib ? dlsym(lib, "cblas_dgemm") : NULL;
         void *config = lib ? dlsym(lib, "openblas_get_config") : NULL;
+        void *corename = lib ? dlsym(lib, "openblas_get_corename") : NULL;
         if (!lib) {
             snprintf(gp__openblas_text, sizeof gp__openblas_text,
                      "OpenBLAS: libopenblas.so.0 not found (%s): install it (Debian and Ubuntu: libopenblas0)", dlerror());
@@ -132,6 +151,15 @@ static int gp__openblas_load(void)
             snprintf(gp__openblas_text, sizeof gp__openblas_text, "%.*s (host)", (int)w,
                      config_text ? config_text : "");
             if (!config_text) snprintf(gp__openblas_text, sizeof gp__openblas_text, "OpenBLAS (host)");
+            char *(*get_core)(void) = NULL;
+            memcpy(&get_core, &corename, sizeof corename);
+            const char *core = get_core ? get_core() : NULL;
+            if (gp__openblas_generic(core)) /* no " (host)" then: GP_GEMM_AUTO takes gpuport's kernel */
+                snprintf(gp__openblas_text + strlen(gp__openblas_text) - 1,
+                         sizeof gp__openblas_text - strlen(gp__openblas_text) + 1,
+                         ", %s kernels: this OpenBLAS does not know the CPU; OPENBLAS_CORETYPE=Haswell or SkylakeX "
+                         "chooses its own)",
+                         core);
             gp__cl_host->debug("load", "opencl: %s loaded", gp__openblas_text);
         }
     }

@@ -615,7 +615,8 @@ static gp_status run_vendor(gp_stream *s, gp_type type, size_t m, size_t n, size
 }
 
 /* GP_GEMM_AUTO: GPUPORT_GEMM where set; else the vendor's BLAS where it is the host's own on a
- * CPU device's memory (OpenBLAS, 2-3x gpuport's kernel there), gpuport's kernel everywhere else. */
+ * CPU device's memory (OpenBLAS, 2-3x gpuport's kernel there; its text says " (host)", which
+ * it does not where OpenBLAS runs kernels older than the CPU), gpuport's kernel everywhere else. */
 static gp_status pick_impl(gp_device *dev, gp_gemm_impl *impl)
 {
     if (*impl != GP_GEMM_AUTO) return GP_SUCCESS;
