@@ -9,18 +9,22 @@
 #include <string.h>
 
 #define DEFAULT_CHUNK ((size_t)8 << 20)
+/* Pieces of the pinned memory: reads run up to SLOTS - 1 chunks ahead of the writes, so neither
+ * stream waits on the host's turn between them (two, a read beside a write, kept an H100's
+ * copies between CUDA and NVIDIA's OpenCL at 0.75-0.84x the pinned copies). */
+#define SLOTS 4
 
 /* What one ordered pair of devices keeps for the life of the process. */
 typedef struct pair {
     gp_device *src, *dst;
     pthread_mutex_t lock;  /* one copy at a time through the pair's memory and events */
     gp_event *mark_dst, *mark_src; /* peer: order the other device's default stream around the copy */
-    size_t chunk;          /* staged: the bytes of each half of the pinned memory */
-    gp_buffer *pinned;     /* staged: 2 * chunk bytes, pinned by one of the devices, mapped for life */
+    size_t chunk;          /* staged: the bytes of each slot of the pinned memory */
+    gp_buffer *pinned;     /* staged: SLOTS * chunk bytes, pinned by one of the devices, mapped for life */
     gp_buffer *registered; /* the same memory registered with the other device, where it can be */
     unsigned char *host;
-    gp_event *read_done[2], *write_done[2];
-    int reading[2], writing[2]; /* work on a half that may still run */
+    gp_event *read_done[SLOTS], *write_done[SLOTS];
+    int reading[SLOTS], writing[SLOTS]; /* work on a slot that may still run */
     struct pair *next;
 } pair;
 
@@ -101,12 +105,12 @@ static gp_status make_pair(gp_device *dst, gp_device *src, pair **out)
         if (st == GP_SUCCESS) st = gp_event_create(src, &p->mark_src);
     } else {
         st = chunk_size(&p->chunk);
-        if (st == GP_SUCCESS) st = gp_buffer_create(owner(dst, src), GP_MEMORY_PINNED, 2 * p->chunk, &p->pinned);
+        if (st == GP_SUCCESS) st = gp_buffer_create(owner(dst, src), GP_MEMORY_PINNED, SLOTS * p->chunk, &p->pinned);
         if (st == GP_SUCCESS) st = gp_buffer_map(NULL, p->pinned, (void **)&p->host);
         gp_device *other = p->pinned && p->pinned->dev == dst ? src : dst;
         if (st == GP_SUCCESS && other->be != p->pinned->dev->be && registers_host(other))
-            st = gp_buffer_register_host(other, p->host, 2 * p->chunk, &p->registered);
-        for (int h = 0; h < 2 && st == GP_SUCCESS; h++) {
+            st = gp_buffer_register_host(other, p->host, SLOTS * p->chunk, &p->registered);
+        for (int h = 0; h < SLOTS && st == GP_SUCCESS; h++) {
             st = gp_event_create(src, &p->read_done[h]);
             if (st == GP_SUCCESS) st = gp_event_create(dst, &p->write_done[h]);
         }
@@ -116,7 +120,7 @@ static gp_status make_pair(gp_device *dst, gp_device *src, pair **out)
         gp_event_destroy(p->mark_src);
         gp_buffer_destroy(p->registered);
         gp_buffer_destroy(p->pinned);
-        for (int h = 0; h < 2; h++) {
+        for (int h = 0; h < SLOTS; h++) {
             gp_event_destroy(p->read_done[h]);
             gp_event_destroy(p->write_done[h]);
         }
@@ -165,15 +169,15 @@ static gp_status copy_peer(pair *p, gp_stream *stream, gp_buffer *dst, size_t do
     return st;
 }
 
-/* Staged: chunk i is read into half i % 2 on the source's stream while chunk i - 1 is written
- * from the other half on the destination's; the host waits for each read before its write. */
+/* Staged: chunk i is read into slot i % SLOTS on the source's stream while earlier chunks are
+ * written from theirs on the destination's; the host waits for each read before its write. */
 static gp_status copy_staged(pair *p, gp_stream *ss, gp_stream *ds, gp_buffer *dst, size_t doff, gp_buffer *src,
                              size_t soff, size_t bytes, int blocking)
 {
     size_t chunk = p->chunk, pieces = bytes / chunk + (bytes % chunk != 0);
     gp_status st = GP_SUCCESS;
-    /* A half may be written to only once what last used it is done. */
-#define FREE_HALF(h)                                                                               \
+    /* A slot may be written to only once what last used it is done. */
+#define FREE_SLOT(h)                                                                               \
     do {                                                                                           \
         if (st == GP_SUCCESS && p->writing[h]) st = gp_event_synchronize(p->write_done[h]);        \
         if (st == GP_SUCCESS) p->writing[h] = 0;                                                   \
@@ -182,28 +186,25 @@ static gp_status copy_staged(pair *p, gp_stream *ss, gp_stream *ds, gp_buffer *d
     } while (0)
 #define READ(i)                                                                                    \
     do {                                                                                           \
-        size_t h_ = (i) % 2, at_ = (i) * chunk, n_ = bytes - at_ < chunk ? bytes - at_ : chunk;    \
-        FREE_HALF(h_);                                                                             \
+        size_t h_ = (i) % SLOTS, at_ = (i) * chunk, n_ = bytes - at_ < chunk ? bytes - at_ : chunk; \
+        FREE_SLOT(h_);                                                                             \
         if (st == GP_SUCCESS) st = gp_buffer_read_async(ss, src, soff + at_, p->host + h_ * chunk, n_); \
         if (st == GP_SUCCESS) st = gp_event_record(p->read_done[h_], ss);                          \
         if (st == GP_SUCCESS) p->reading[h_] = 1;                                                  \
     } while (0)
-    READ((size_t)0);
+    for (size_t i = 0; i < pieces && i < SLOTS - 1; i++) READ(i);
     for (size_t i = 0; i < pieces && st == GP_SUCCESS; i++) {
-        size_t h = i % 2, at = i * chunk, n = bytes - at < chunk ? bytes - at : chunk;
-        if (i + 1 < pieces) READ(i + 1);
+        size_t h = i % SLOTS, at = i * chunk, n = bytes - at < chunk ? bytes - at : chunk;
         if (st == GP_SUCCESS) st = gp_event_synchronize(p->read_done[h]);
         if (st == GP_SUCCESS) p->reading[h] = 0;
         if (st == GP_SUCCESS) st = gp_buffer_write_async(ds, dst, doff + at, p->host + h * chunk, n);
         if (st == GP_SUCCESS) st = gp_event_record(p->write_done[h], ds);
         if (st == GP_SUCCESS) p->writing[h] = 1;
+        if (i + SLOTS - 1 < pieces) READ(i + SLOTS - 1);
     }
-    if (st == GP_SUCCESS && blocking) {
-        FREE_HALF(0);
-        FREE_HALF(1);
-    }
+    for (size_t h = 0; h < SLOTS && st == GP_SUCCESS && blocking; h++) FREE_SLOT(h);
 #undef READ
-#undef FREE_HALF
+#undef FREE_SLOT
     return st;
 }
 
