@@ -681,8 +681,10 @@ typedef enum gp_transpose { GP_NO_TRANS = 0, GP_TRANS = 1 } gp_transpose;
 /** Whose GEMM runs. */
 typedef enum gp_gemm_impl {
     GP_GEMM_AUTO = 0,    /**< GPUPORT_GEMM=gpuport|vendor when set; else the vendor's library where
-                            it is the host's own BLAS (CPU devices: gp_gemm_vendor_info's text
-                            ends in " (host)"), gpuport's kernel everywhere else */
+                            it was measured faster: the host's own BLAS on CPU devices
+                            (gp_gemm_vendor_info's text ends in " (host)"), cuBLAS on CUDA
+                            devices for f64 and for f32 below 2048^3 multiply-adds; gpuport's
+                            kernel everywhere else */
     GP_GEMM_GPUPORT = 1, /**< gpuport's tiled kernel */
     GP_GEMM_VENDOR = 2   /* the vendor's library: cuBLAS, rocBLAS, CLBlast, and on OpenCL CPU devices
                             OpenBLAS over the buffers' memory (GPUPORT_OPENCL_BLAS=openblas|clblast

@@ -614,22 +614,32 @@ static gp_status run_vendor(gp_stream *s, gp_type type, size_t m, size_t n, size
     return st;
 }
 
-/* GP_GEMM_AUTO: GPUPORT_GEMM where set; else the vendor's BLAS where it is the host's own on a
- * CPU device's memory (OpenBLAS, 2-3x gpuport's kernel there; its text says " (host)", which
- * it does not where OpenBLAS runs kernels older than the CPU), gpuport's kernel everywhere else. */
-static gp_status pick_impl(gp_device *dev, gp_gemm_impl *impl)
+/* GP_GEMM_AUTO: GPUPORT_GEMM where set; else the vendor's BLAS where it was measured faster than
+ * gpuport's kernel, gpuport's kernel everywhere else (docs/primitives.md):
+ * - the host's own BLAS on a CPU device's memory (OpenBLAS, 2-3x gpuport's kernel there; its
+ *   text says " (host)", which it does not where OpenBLAS runs kernels older than the CPU);
+ * - cuBLAS on the CUDA backend for f64 at every size and for f32 below 2048^3 multiply-adds (an
+ *   H100, 2026-11-28: gpuport's DGEMM at 0.84-0.92x cuBLAS from N = 1024, its SGEMM at 0.90x at
+ *   N = 1024 and 0.97-1.01x from 2048). */
+static gp_status pick_impl(gp_device *dev, gp_type type, size_t m, size_t n, size_t k, gp_gemm_impl *impl)
 {
     if (*impl != GP_GEMM_AUTO) return GP_SUCCESS;
     const char *env = getenv("GPUPORT_GEMM");
     char text[512];
-    if ((!env || !*env) && dev->info.type == GP_DEVICE_CPU && dev->be->blas_info &&
-        dev->be->blas_info(dev->impl, text, sizeof text) == GP_SUCCESS && strstr(text, " (host)"))
-        *impl = GP_GEMM_VENDOR;
-    else if (!env || !*env || strcmp(env, "gpuport") == 0) *impl = GP_GEMM_GPUPORT;
-    else if (strcmp(env, "vendor") == 0) *impl = GP_GEMM_VENDOR;
-    else
-        return gp__fail(GP_ERROR_INVALID_ARGUMENT, "gp_gemm: GPUPORT_GEMM is '%s'; it must be gpuport or vendor",
-                        env);
+    if (env && *env) {
+        if (strcmp(env, "gpuport") == 0) *impl = GP_GEMM_GPUPORT;
+        else if (strcmp(env, "vendor") == 0) *impl = GP_GEMM_VENDOR;
+        else
+            return gp__fail(GP_ERROR_INVALID_ARGUMENT, "gp_gemm: GPUPORT_GEMM is '%s'; it must be gpuport or vendor",
+                            env);
+        return GP_SUCCESS;
+    }
+    *impl = GP_GEMM_GPUPORT;
+    if (!dev->be->blas_info || dev->be->blas_info(dev->impl, text, sizeof text) != GP_SUCCESS) return GP_SUCCESS;
+    int host = dev->info.type == GP_DEVICE_CPU && strstr(text, " (host)");
+    int cublas = strcmp(dev->info.backend, "cuda") == 0 && strncmp(text, "cuBLAS", 6) == 0 &&
+                 (type == GP_F64 || (double)m * (double)n * (double)k < 2048.0 * 2048.0 * 2048.0);
+    if (host || cublas) *impl = GP_GEMM_VENDOR;
     return GP_SUCCESS;
 }
 
@@ -665,7 +675,7 @@ gp_status gp__gemm_with(gp_stream *stream, gp_gemm_impl impl, gp_type type, gp_l
             st = gp__fail(GP_ERROR_INVALID_ARGUMENT, "%s: %s and C share memory; C must be apart from A and B", fn,
                           ops[i]->name);
     }
-    if (st == GP_SUCCESS) st = pick_impl(dev, &impl);
+    if (st == GP_SUCCESS) st = pick_impl(dev, type, m, n, k, &impl);
     if (st == GP_SUCCESS && impl == GP_GEMM_GPUPORT) st = check_kernel_env(fn);
     gp_gemm_params dp;
     int from_table = 0;
