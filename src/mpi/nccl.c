@@ -27,7 +27,7 @@ typedef struct nccl_id {
     char internal[128];
 } nccl_id; /* ncclUniqueId */
 typedef struct nccl_comm_s *nccl_comm;
-enum { NCCL_SUCCESS = 0, NCCL_IN_PROGRESS = 7, NCCL_UINT8 = 1 };
+enum { NCCL_SUCCESS = 0, NCCL_IN_PROGRESS = 7, NCCL_UINT8 = 1, NCCL_FLOAT32 = 7, NCCL_FLOAT64 = 8 };
 
 /* The entry points as nccl.h declares them (NCCL 2.7 and later), resolved at run time. */
 #define NCCL_FUNCS(X)                                                                          \
@@ -40,6 +40,7 @@ enum { NCCL_SUCCESS = 0, NCCL_IN_PROGRESS = 7, NCCL_UINT8 = 1 };
     X(const char *, ncclGetErrorString, (int))                                                 \
     X(int, ncclSend, (const void *, size_t, int, int, nccl_comm, void *))                      \
     X(int, ncclRecv, (void *, size_t, int, int, nccl_comm, void *))                            \
+    X(int, ncclAllReduce, (const void *, void *, size_t, int, int, nccl_comm, void *))         \
     X(int, ncclGroupStart, (void))                                                             \
     X(int, ncclGroupEnd, (void))
 
@@ -71,6 +72,8 @@ struct gp__nccl {
     int notified, received, nreq; /* notices sent (0 or 1 round of them), notices taken */
     MPI_Request *req;
     gp_event *end[2]; /* the end of the work queued on the compute and comm streams */
+    gp_buffer *result; /* a reduction's value on the device (not with host memory) */
+    char *result_ptr;  /* its device address */
 };
 
 /* Opens the library (once per file name) and resolves its entry points. */
@@ -264,6 +267,12 @@ gp_status gp__nccl_open(gp_mpi_grid *g, const char *fn)
     if (n) n->req = calloc((size_t)g->block.size, sizeof *n->req);
     if (!n || !n->req) st = gp_set_last_error(GP_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
     for (int i = 0; i < 2; i++) KEEP(st, gp_event_create(g->dev, &n->end[i]));
+    if (!lib.host_memory) {
+        gp_native_buffer native;
+        KEEP(st, gp_buffer_create(g->dev, GP_MEMORY_DEVICE, sizeof(double), &n->result));
+        KEEP(st, gp_buffer_get_native(n->result, &native));
+        n->result_ptr = st == GP_SUCCESS ? (char *)(uintptr_t)native.device_ptr : NULL;
+    }
     st = gp__agree(g->comm, st);
     if (st != GP_SUCCESS) return st;
     /* A communicator of an earlier grid where every rank has one over the same ranks. */
@@ -291,6 +300,7 @@ void gp__nccl_close(gp_mpi_grid *g)
         for (int i = 0; i < n->nreq; i++) MPI_Wait(&n->req[i], MPI_STATUS_IGNORE);
     gp_event_destroy(n->end[0]);
     gp_event_destroy(n->end[1]);
+    gp_buffer_destroy(n->result);
     free(n->req);
     free(n);
     g->nccl = NULL;
@@ -316,22 +326,34 @@ static void fail_locally(gp_mpi_grid *g)
         if (r != g->block.rank) MPI_Isend(&notice, 0, MPI_INT, r, TAG_FAILED, g->comm, &n->req[n->nreq++]);
 }
 
+/* A call on a grid whose communicator a failure aborted. */
+static gp_status aborted(gp__nccl *n, const char *fn, gp_status st)
+{
+    return st != GP_SUCCESS ? st
+                            : gp_set_last_error(GP_ERROR_BACKEND,
+                                                "%s: the grid's NCCL communicator was aborted when rank %d failed; "
+                                                "destroy the grid",
+                                                fn, n->s->failed_rank);
+}
+
+/* The native stream NCCL's operations go on (NULL with host memory), the device made current. */
+static gp_status nccl_stream(gp_mpi_grid *g, gp_stream *on, void **stream, gp_status st)
+{
+    *stream = NULL;
+    if (lib.host_memory) return st;
+    gp_native_stream native;
+    KEEP(st, gp_stream_get_native(on, &native));
+    *stream = st == GP_SUCCESS ? native.stream : NULL;
+    KEEP(st, gp__make_current(g->dev));
+    return st;
+}
+
 gp_status gp__nccl_round(gp_mpi_grid *g, const char *fn, int round, char *base, gp_status st)
 {
     gp__nccl *n = g->nccl;
-    if (n->s->aborted)
-        return st != GP_SUCCESS ? st
-                                : gp_set_last_error(GP_ERROR_BACKEND,
-                                                    "%s: the grid's NCCL communicator was aborted when rank %d failed; "
-                                                    "destroy the grid",
-                                                    fn, n->s->failed_rank);
-    void *stream = NULL;
-    if (!lib.host_memory) {
-        gp_native_stream native;
-        KEEP(st, gp_stream_get_native(g->comm_stream, &native));
-        stream = st == GP_SUCCESS ? native.stream : NULL;
-        KEEP(st, gp__make_current(g->dev));
-    }
+    if (n->s->aborted) return aborted(n, fn, st);
+    void *stream;
+    st = nccl_stream(g, g->comm_stream, &stream, st);
     /* Every face's messages go whatever st says, so that no peer waits for them. */
     size_t back = g->exchange_cells * g->es;
     int r = lib.ncclGroupStart(), failed = r != NCCL_SUCCESS;
@@ -422,17 +444,48 @@ gp_status gp__nccl_wait(gp_mpi_grid *g, const char *fn, gp_status st, int host_m
     return st;
 }
 
+gp_status gp__nccl_reduce(gp_mpi_grid *g, const char *fn, gp_reduce_kernel *k, size_t count, const gp_view *in,
+                          int op, void *value, gp_status st)
+{
+    gp__nccl *n = g->nccl;
+    if (n->s->aborted) return aborted(n, fn, st);
+    /* A rank refused its arguments: it joins the all-reduce with nothing, and the settling
+     * reports its message on every rank, the communicator kept. */
+    int refused = st != GP_SUCCESS;
+    gp_status q = GP_SUCCESS;
+    void *stream, *buf = value;
+    if (lib.host_memory) {
+        if (!refused) KEEP(q, gp_reduce_kernel_run_to_host(g->compute, k, count, in, value));
+    } else {
+        if (!refused) KEEP(q, gp_reduce_kernel_run(g->compute, k, count, in, GP_VIEW(n->result)));
+        buf = n->result_ptr;
+    }
+    q = nccl_stream(g, g->compute, &stream, q);
+    int r = lib.ncclAllReduce(buf, buf, 1, g->es == 4 ? NCCL_FLOAT32 : NCCL_FLOAT64, op, n->s->comm, stream);
+    if (r != NCCL_SUCCESS && r != NCCL_IN_PROGRESS) {
+        gp_status e = nccl_fail(fn, "ncclAllReduce", r, n->s->comm);
+        KEEP(q, e);
+        fail_locally(g);
+    }
+    q = gp__nccl_wait(g, fn, q, lib.host_memory);
+    if (!lib.host_memory && !n->s->aborted) KEEP(q, gp_buffer_read(g->compute, n->result, 0, value, g->es));
+    return refused ? st : q;
+}
+
 gp_status gp__nccl_settle(gp_mpi_grid *g, gp_status st)
 {
     gp__nccl *n = g->nccl;
-    int self = n->notified, total = 0, mine = self ? g->block.rank : INT_MAX, first_failed = INT_MAX;
-    MPI_Allreduce(&self, &total, 1, MPI_INT, MPI_SUM, g->comm);
-    MPI_Allreduce(&mine, &first_failed, 1, MPI_INT, MPI_MIN, g->comm);
-    for (int i = n->received; i < total - self; i++)
+    /* Every rank done and no rank failed: one collective call says so. */
+    int self = n->notified, mine[2] = {self, st != GP_SUCCESS}, total[2] = {0, 0}, first_failed = INT_MAX;
+    MPI_Allreduce(mine, total, 2, MPI_INT, MPI_SUM, g->comm);
+    if (!total[0]) return total[1] ? gp__agree(g->comm, st) : GP_SUCCESS;
+    mine[0] = self ? g->block.rank : INT_MAX;
+    MPI_Allreduce(&mine[0], &first_failed, 1, MPI_INT, MPI_MIN, g->comm);
+    for (int i = n->received; i < total[0] - self; i++)
         MPI_Recv(NULL, 0, MPI_INT, MPI_ANY_SOURCE, TAG_FAILED, g->comm, MPI_STATUS_IGNORE);
     if (n->nreq) MPI_Waitall(n->nreq, n->req, MPI_STATUSES_IGNORE);
     n->notified = n->received = n->nreq = 0;
-    if (total && !n->s->aborted) {
+    if (!n->s->aborted) {
         /* Some rank failed while this one finished: its communicator goes too, so that no
          * later call waits on a peer that has none. */
         abort_comm(n, first_failed);
