@@ -7,12 +7,13 @@
 #   bench/mpi-scaling.sh BUILD_DIR OUT
 # Environment: GPUPORT_MPI_TRANSPORT (auto: see gpuport_mpi.h), RANKS ("1 2 4"), MPIEXEC ("mpiexec"), MPI_FLAGS (placement, such as
 # "--bind-to core --map-by slot:PE=4"), WEAK2 and STRONG2 (sides of the 2D block and grid:
-# 2048, 4096), WEAK3 and STRONG3 (3D: 128, 256), STEPS (50), REPS (5), TYPE (f32 or f64).
+# 2048, 4096), WEAK3 and STRONG3 (3D: 128, 256), STEPS (50), REPS (5), TYPE (f32 or f64),
+# NORM_EVERY (0: the norm of the update after every K steps, as a solver checks convergence).
 set -eu
 build=$1 out=$2
 bench=$build/bin/gpuport-bench-mpi
 ranks=${RANKS:-1 2 4} mpiexec=${MPIEXEC:-mpiexec} flags=${MPI_FLAGS:-}
-steps=${STEPS:-50} reps=${REPS:-5} type=""
+steps=${STEPS:-50} reps=${REPS:-5} type="" norm=${NORM_EVERY:-0}
 [ "${TYPE:-f32}" = f64 ] && type="--f64"
 : > "$out.csv"
 first=1
@@ -31,7 +32,7 @@ for shape in 5point 7point; do
                 first=0
                 # shellcheck disable=SC2086 # word lists
                 $mpiexec -n "$p" $flags "$bench" --mode $mode --shape $shape --n "$n" --steps "$steps" \
-                    --reps "$reps" $type $a $header >> "$out.csv"
+                    --reps "$reps" --norm-every "$norm" $type $a $header >> "$out.csv"
             done
         done
     done

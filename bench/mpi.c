@@ -9,6 +9,8 @@
  *   --apart (with weak): every rank a grid of --n cells per side of its own, all at once, no
  *           exchange: what the ranks' sharing of the machine (memory, caches) alone costs
  *   --dims X,Y,Z: the ranks along each dimension (default: gp_mpi_grid_create's choice)
+ *   --norm-every K: after every K steps the norm of the last step's update (gp_mpi_grid_reduce,
+ *           GP_MPI_UPDATE_NORM), as a solver checks convergence; its cost is in the step's time
  * bench/mpi-scaling.sh runs it for 1, 2 and 4 ranks and makes the tables with efficiencies. */
 #include <gpuport_mpi.h>
 
@@ -78,14 +80,14 @@ static double reference_ms(reference *r, const gp_stencil *s, int steps)
 typedef struct options {
     const char *mode, *shape;
     size_t n;
-    int steps, reps, f64, header, apart, three_d;
+    int steps, reps, f64, header, apart, three_d, norm_every;
     int dims[3]; /* --dims X,Y,Z; 0 0 0: the layout gp_mpi_grid_create chooses */
 } options;
 
 /* 0 when the command line is good. */
 static int parse(int argc, char **argv, options *o)
 {
-    *o = (options){"weak", "5point", 2048, 50, 5, 0, 0, 0, 0, {0, 0, 0}};
+    *o = (options){"weak", "5point", 2048, 50, 5, 0, 0, 0, 0, 0, {0, 0, 0}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--mode") && v) o->mode = argv[++i];
@@ -93,6 +95,7 @@ static int parse(int argc, char **argv, options *o)
         else if (!strcmp(a, "--n") && v) o->n = (size_t)strtoull(argv[++i], NULL, 10);
         else if (!strcmp(a, "--steps") && v) o->steps = atoi(argv[++i]);
         else if (!strcmp(a, "--reps") && v) o->reps = atoi(argv[++i]);
+        else if (!strcmp(a, "--norm-every") && v) o->norm_every = atoi(argv[++i]);
         else if (!strcmp(a, "--f64")) o->f64 = 1;
         else if (!strcmp(a, "--header")) o->header = 1;
         else if (!strcmp(a, "--apart")) o->apart = 1;
@@ -101,17 +104,18 @@ static int parse(int argc, char **argv, options *o)
         else {
             if (rank == 0)
                 fprintf(stderr, "usage: mpiexec -n P gpuport-bench-mpi [--mode weak|strong] [--shape 5point|7point]\n"
-                                "         [--n N] [--steps S] [--reps R] [--f64] [--apart] [--dims X,Y,Z] [--header]\n");
+                                "         [--n N] [--steps S] [--reps R] [--f64] [--apart] [--dims X,Y,Z] [--norm-every K]\n"
+                                "         [--header]\n");
             return 1;
         }
     }
     o->three_d = !strcmp(o->shape, "7point");
     if ((strcmp(o->mode, "weak") && strcmp(o->mode, "strong")) || (!o->three_d && strcmp(o->shape, "5point")) ||
-        o->n < 3 || o->steps < 1 || o->reps < 1 || (o->apart && strcmp(o->mode, "weak")) ||
+        o->n < 3 || o->steps < 1 || o->reps < 1 || o->norm_every < 0 || (o->apart && strcmp(o->mode, "weak")) ||
         (o->dims[0] && (o->apart || o->dims[0] < 1 || o->dims[1] < 1 || o->dims[2] < 1 ||
                         o->dims[0] * o->dims[1] * o->dims[2] != size || (!o->three_d && o->dims[2] != 1)))) {
         if (rank == 0)
-            fprintf(stderr, "gpuport-bench-mpi: bad --mode, --shape, --n, --steps, --reps or --dims (--apart is for "
+            fprintf(stderr, "gpuport-bench-mpi: bad --mode, --shape, --n, --steps, --reps, --norm-every or --dims (--apart is for "
                             "--mode weak; --dims are the ranks along x, y and z, their product the number of ranks, "
                             "1 along z in 2D, and not with --apart)\n");
         return 1;
@@ -137,6 +141,17 @@ typedef struct measured {
     char transport[32];
 } measured;
 
+/* steps steps, with the update's norm after every k of them (k > 0). */
+static void run(gp_mpi_grid *g, int steps, int k)
+{
+    for (int done = 0; done < steps; done += k ? k : steps) {
+        double norm;
+        int n = k && steps - done > k ? k : steps - done;
+        if (gp_mpi_grid_run(g, (size_t)n)) die("a run");
+        if (k && gp_mpi_grid_reduce(g, GP_MPI_UPDATE_NORM, &norm)) die("a norm");
+    }
+}
+
 /* Per rep: the slowest rank's time per step and the most any rank waited for messages, with
  * one rank also the reference right after; then the exchange alone, as many times. */
 static void measure(gp_mpi_grid *g, reference *ref, const gp_stencil *s, const options *o, measured *m)
@@ -150,7 +165,7 @@ static void measure(gp_mpi_grid *g, reference *ref, const gp_stencil *s, const o
         gp_mpi_grid_get_stats(g, &before);
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
-        if (gp_mpi_grid_run(g, (size_t)steps)) die("a run");
+        run(g, steps, o->norm_every);
         double mine[2] = {1e3 * (MPI_Wtime() - t0) / steps, 0}, most[2];
         gp_mpi_grid_get_stats(g, &after);
         mine[1] = 1e3 * (after.mpi_s - before.mpi_s) / steps;
@@ -235,12 +250,13 @@ int main(int argc, char **argv)
     if (rank == 0) {
         if (o.header)
             printf("mode,shape,type,ranks,dims,grid,device,ms_per_step,mpi_wait_ms,exchange_ms,exchange_share,"
-                   "halo_bytes_per_rank,one_device_ms,one_rank_ratio,transport\n");
+                   "halo_bytes_per_rank,one_device_ms,one_rank_ratio,transport,norm_every\n");
         char grid[64];
         snprintf(grid, sizeof grid, o.three_d ? "%zux%zux%zu" : "%zux%zu", s.nx, s.ny, s.nz);
-        printf("%s,%s,%s,%d,%dx%dx%d,%s,%s:%zu %s,%.4f,%.4f,%.4f,%.3f,%llu,%.4f,%.3f,%s\n", o.apart ? "apart" : o.mode,
+        printf("%s,%s,%s,%d,%dx%dx%d,%s,%s:%zu %s,%.4f,%.4f,%.4f,%.3f,%llu,%.4f,%.3f,%s,%d\n", o.apart ? "apart" : o.mode,
                o.shape, o.f64 ? "f64" : "f32", size, dims[0], dims[1], dims[2], grid, info.backend, info.backend_index,
-               info.name, m.ms, m.wait, m.alone, m.alone / m.ms, m.most_halo, m.one_ms, m.one_ratio, m.transport);
+               info.name, m.ms, m.wait, m.alone, m.alone / m.ms, m.most_halo, m.one_ms, m.one_ratio, m.transport,
+               o.norm_every);
     }
     free(u);
     if (o.apart) MPI_Comm_free(&comm);
