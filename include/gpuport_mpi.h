@@ -42,7 +42,8 @@ typedef struct gp_mpi_grid gp_mpi_grid; /**< a stencil grid split over the ranks
  * of comm, on each rank's device. dims: the ranks along x, y and z (their product is comm's
  * size); NULL, or 0 in an entry, lets gpuport choose. With all free: slabs along the slowest
  * dimension (z; y in 2D), whose faces are whole planes or rows, while each slab has a cell and
- * their halos are at most twice those of the next layout. Otherwise x is left whole where y and
+ * their halos are no larger than those of the next layout, or at most twice as large under the
+ * nccl transport on GPUs, which sends such faces in place. Otherwise x is left whole where y and
  * z (2D: y) can take the ranks, as faces across x are one cell a row and cost the most to move;
  * the counts are MPI_Dims_create's, the most along the slowest dimension. 2D shapes take 1
  * along z; gp_mpi_grid_get_block says what was chosen.

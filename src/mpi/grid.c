@@ -207,13 +207,15 @@ static double halo_cells(const size_t sides[3], const int dims[3])
 }
 
 /* The layout: dims_in where given. Where all are free, slabs along the slowest dimension (z; y
- * in 2D) while each has a cell and their halos are at most twice those of the layout below:
- * their faces are whole planes or rows, which NCCL sends in place and the other transports
- * pack fastest (on four H100s, 512^3 strong: 1x1x4 0.112 ms a step against 1x2x2's 0.119, with
- * twice the bytes). Otherwise x is left whole while y and z (2D: y) can take the ranks with a
- * cell each, since faces across x are one cell a row and cost the most to move; and otherwise
- * the ranks spread over every free dimension. */
-static gp_status choose_dims(const char *fn, const gp_stencil *stencil, const int dims_in[3], int size, int dims[3])
+ * in 2D) while each has a cell and their halos are no larger than those of the layout below,
+ * or at most twice as large where the faces travel in place (NCCL on the devices sends whole
+ * planes from the field itself, with no packing): on four H100s, 512^3 strong, 1x1x4 ran 0.112
+ * ms a step against 1x2x2's 0.119 with twice the bytes, where four pocl ranks (16 Xeon cores,
+ * 256^3, mapped) ran 1.445 against 1.252. Otherwise x is left whole while y and z (2D: y) can
+ * take the ranks with a cell each, since faces across x are one cell a row and cost the most
+ * to move; and otherwise the ranks spread over every free dimension. */
+static gp_status choose_dims(const char *fn, const gp_stencil *stencil, const int dims_in[3], int size, int in_place,
+                             int dims[3])
 {
     long fixed = 1;
     for (int d = 0; d < 3; d++) {
@@ -239,7 +241,7 @@ static gp_status choose_dims(const char *fn, const gp_stencil *stencil, const in
         if (err == MPI_SUCCESS && sides[1] >= (size_t)whole_x[1] && sides[2] >= (size_t)whole_x[2])
             memcpy(dims, whole_x, sizeof whole_x);
         if (err == MPI_SUCCESS && all_free && sides[three_d ? 2 : 1] >= (size_t)size &&
-            (dims[0] != 1 || halo_cells(sides, slabs) <= 2 * halo_cells(sides, whole_x)))
+            (dims[0] != 1 || halo_cells(sides, slabs) <= (in_place ? 2 : 1) * halo_cells(sides, whole_x)))
             memcpy(dims, slabs, sizeof slabs);
     }
     if (err == MPI_SUCCESS && (!dims[0] || !dims[1] || !dims[2])) err = spread(size, dims);
@@ -310,8 +312,12 @@ gp_status gp_mpi_grid_create(MPI_Comm comm, gp_device *device, const gp_stencil 
     gp_status st = check_stencil(fn, stencil);
     if (st == GP_SUCCESS && !grid) st = gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: grid is NULL", fn);
     if (st == GP_SUCCESS && !device) st = gp_set_last_error(GP_ERROR_INVALID_HANDLE, "%s: device is NULL", fn);
-    if (st == GP_SUCCESS) st = choose_dims(fn, stencil, dims_in, size, dims);
     st = gp__agree(comm, st);
+    /* The transport first: the layout depends on whether faces travel in place. */
+    gp_mpi_transport_info transport;
+    if (st == GP_SUCCESS) st = gp__transport_choose(comm, device, fn, &transport);
+    int in_place = st == GP_SUCCESS && transport.transport == GP_MPI_TRANSPORT_NCCL && !gp__nccl_host_memory();
+    if (st == GP_SUCCESS) st = gp__agree(comm, choose_dims(fn, stencil, dims_in, size, in_place, dims));
     if (st != GP_SUCCESS) return st;
     uint64_t mine = fingerprint(stencil, dims), root = mine;
     MPI_Bcast(&root, 1, MPI_UINT64_T, 0, comm);
@@ -333,7 +339,7 @@ gp_status gp_mpi_grid_create(MPI_Comm comm, gp_device *device, const gp_stencil 
     st = place_block(g, comm, rank, size, dims, fn);
     /* Each step below is collective and ends agreed, so every rank takes the next or none. */
     st = gp__agree(comm, st);
-    if (st == GP_SUCCESS) st = gp__transport_choose(comm, device, fn, &g->transport);
+    g->transport = transport;
     if (st == GP_SUCCESS) st = gp__agree(comm, allocate(g));
     if (st == GP_SUCCESS) st = gp__transport_open(g, fn);
     if (st != GP_SUCCESS) {

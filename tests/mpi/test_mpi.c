@@ -194,6 +194,23 @@ static void grid_jacobi(void **state)
     gp_stencil cube = {GP_STENCIL_7POINT, GP_F32, GP_BOUNDARY_FIXED, 70, 45, 33, {0, 1. / 6, 1. / 6, 1. / 6, 1. / 6,
                                                                                1. / 6, 1. / 6}, 0};
     check_grid(&cube, NULL, 0, 12, 6);
+    /* A cube at 4 ranks: slabs (1x1x4) move twice the halo of 1x2x2, which only faces that
+     * travel in place (NCCL on GPUs) are worth. */
+    cube.nx = cube.ny = cube.nz = 40;
+    check_grid(&cube, NULL, 0, 3, 7);
+    gp_mpi_grid *g = NULL;
+    CHECK_OK(gp_mpi_grid_create(MPI_COMM_WORLD, dev, &cube, NULL, &g));
+    if (g && size == 4) {
+        gp_mpi_block b;
+        gp_mpi_transport_info t;
+        CHECK_OK(gp_mpi_grid_get_block(g, &b));
+        CHECK_OK(gp_mpi_grid_get_transport(g, &t));
+        int in_place = t.transport == GP_MPI_TRANSPORT_NCCL && info.type == GP_DEVICE_GPU;
+        if (b.dims[0] != 1 || b.dims[1] != (in_place ? 1 : 2) || b.dims[2] != (in_place ? 4 : 2))
+            note("a 40^3 cube on 4 ranks (transport %s) took %dx%dx%d", t.name, b.dims[0], b.dims[1], b.dims[2]);
+    }
+    gp_mpi_grid_destroy(g);
+    all_ok();
 }
 
 /* ---- Reductions ----------------------------------------------------------------------------- */
