@@ -72,8 +72,10 @@ struct gp__nccl {
     int notified, received, nreq; /* notices sent (0 or 1 round of them), notices taken */
     MPI_Request *req;
     gp_event *end[2]; /* the end of the work queued on the compute and comm streams */
-    gp_buffer *result; /* a reduction's value on the device (not with host memory) */
-    char *result_ptr;  /* its device address */
+    gp_buffer *result, *result_pinned; /* a reduction's value on the device, and in pinned host
+                                          memory, where it is copied before the host waits */
+    char *result_ptr;                  /* result's device address */
+    void *result_host;                 /* result_pinned's host memory, mapped for good */
 };
 
 /* Opens the library (once per file name) and resolves its entry points. */
@@ -272,6 +274,8 @@ gp_status gp__nccl_open(gp_mpi_grid *g, const char *fn)
         KEEP(st, gp_buffer_create(g->dev, GP_MEMORY_DEVICE, sizeof(double), &n->result));
         KEEP(st, gp_buffer_get_native(n->result, &native));
         n->result_ptr = st == GP_SUCCESS ? (char *)(uintptr_t)native.device_ptr : NULL;
+        KEEP(st, gp_buffer_create(g->dev, GP_MEMORY_PINNED, sizeof(double), &n->result_pinned));
+        KEEP(st, gp_buffer_map(NULL, n->result_pinned, &n->result_host));
     }
     st = gp__agree(g->comm, st);
     if (st != GP_SUCCESS) return st;
@@ -300,6 +304,8 @@ void gp__nccl_close(gp_mpi_grid *g)
         for (int i = 0; i < n->nreq; i++) MPI_Wait(&n->req[i], MPI_STATUS_IGNORE);
     gp_event_destroy(n->end[0]);
     gp_event_destroy(n->end[1]);
+    if (n->result_host) gp_buffer_unmap(NULL, n->result_pinned);
+    gp_buffer_destroy(n->result_pinned);
     gp_buffer_destroy(n->result);
     free(n->req);
     free(n);
@@ -469,8 +475,9 @@ gp_status gp__nccl_reduce(gp_mpi_grid *g, const char *fn, gp_reduce_kernel *k, s
         KEEP(q, e);
         fail_locally(g);
     }
+    if (!lib.host_memory) KEEP(q, gp_buffer_read_async(g->compute, n->result, 0, n->result_host, g->es));
     q = gp__nccl_wait(g, fn, q, lib.host_memory);
-    if (!lib.host_memory && !n->s->aborted) KEEP(q, gp_buffer_read(g->compute, n->result, 0, value, g->es));
+    if (!lib.host_memory && q == GP_SUCCESS) memcpy(value, n->result_host, g->es);
     return refused ? st : q;
 }
 
