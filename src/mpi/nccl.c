@@ -21,7 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <sched.h>
 
 typedef struct nccl_id {
     char internal[128];
@@ -438,10 +438,10 @@ gp_status gp__nccl_wait(gp_mpi_grid *g, const char *fn, gp_status st, int host_m
             abort_comm(n, status.MPI_SOURCE);
             break;
         }
-        /* No pause for the first 0.2 ms, the usual wait (a run's end, a reduction): a pause of
-         * 20 us sleeps 60-80 (Linux's timer slack), and cost a norm on one H200 0.07 ms. */
-        struct timespec pause = {0, 20000};
-        if (gp__now() - t0 > 2e-4) nanosleep(&pause, NULL);
+        /* Polled without a pause, as MPI waits: a pause of even 20 us sleeps 60-80 (Linux's timer
+         * slack), and on two H200s cost a norm after every step of 16384^2 0.09 ms (0.650 ms a
+         * step against 0.567 polled). */
+        sched_yield();
     }
     if (host_mode) g->stats.mpi_s += gp__now() - t0;
     if (!host_mode) {
