@@ -144,9 +144,8 @@ typedef enum gp_mpi_reduce_op {
     GP_MPI_UPDATE_NORM = 4 /* the norm of U's change in the last step of the last run */
 } gp_mpi_reduce_op;
 /** Over every cell of GP_MPI_U in the global grid: each rank reduces its block with a gpuport
- * reduction (in the stencil's type), then the ranks' results are combined: under the nccl
- * transport by ncclAllReduce on the devices, in the stencil's type, the host waiting once for
- * the value; otherwise by MPI_Allreduce in double. The same *result on every rank. */
+ * reduction (in the stencil's type), then MPI_Allreduce combines the ranks' results in double.
+ * The same *result on every rank. */
 GP_API gp_status gp_mpi_grid_reduce(gp_mpi_grid *grid, gp_mpi_reduce_op op, double *result);
 
 #ifdef __cplusplus

@@ -114,10 +114,6 @@ gp_status gp__nccl_open(gp_mpi_grid *g, const char *fn);
 gp_status gp__nccl_round(gp_mpi_grid *g, const char *fn, int round, char *base, gp_status st);
 gp_status gp__nccl_wait(gp_mpi_grid *g, const char *fn, gp_status st, int host_mode);
 gp_status gp__nccl_settle(gp_mpi_grid *g, gp_status st);
-/* The block's reduction by k and ncclAllReduce (op: ncclSum, ncclMax, ncclMin) of the ranks'
- * results into *value, in the stencil's type; st: the arguments' status on this rank. */
-gp_status gp__nccl_reduce(gp_mpi_grid *g, const char *fn, gp_reduce_kernel *k, size_t count, const gp_view *in,
-                          int op, void *value, gp_status st);
 void gp__nccl_close(gp_mpi_grid *g);
 int gp__nccl_host_memory(void);
 

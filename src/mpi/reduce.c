@@ -1,5 +1,5 @@
 /* Reductions over the whole grid: each rank's block by a gpuport reduction, the ranks'
- * results combined by MPI in double, or under NCCL by ncclAllReduce on the devices. */
+ * results combined by MPI. */
 #include "internal.h"
 
 #include <math.h>
@@ -70,26 +70,16 @@ gp_status gp_mpi_grid_reduce(gp_mpi_grid *grid, gp_mpi_reduce_op op, double *res
     union {
         float f;
         double d;
-    } part = {.d = 0};
+    } part;
     KEEP(st, block_reducer(g, op, &k, &count));
     gp_view in[2] = {GP_VIEW_AT(g->u[g->cur], g->block.first), GP_VIEW_AT(g->u[1 - g->cur], g->block.first)};
-    double all = 0;
-    if (g->transport.transport == GP_MPI_TRANSPORT_NCCL) {
-        /* The ranks' results combined on the devices, in the stencil's type: the host waits once,
-         * for the value, and calls MPI only to settle failures. NCCL's ncclSum, ncclMax, ncclMin. */
-        int nccl_op = op == GP_MPI_MIN ? 3 : op == GP_MPI_MAX ? 2 : 0;
-        st = gp__nccl_settle(g, gp__nccl_reduce(g, fn, k, count, in, nccl_op, &part, st));
-        if (st != GP_SUCCESS) return st;
-        all = g->stencil.type == GP_F32 ? (double)part.f : part.d;
-    } else {
-        KEEP(st, gp_reduce_kernel_run_to_host(g->compute, k, count, in, &part));
-        double mine = st != GP_SUCCESS ? 0 : g->stencil.type == GP_F32 ? (double)part.f : part.d;
-        st = gp__agree(g->comm, st);
-        if (st != GP_SUCCESS) return st;
-        MPI_Op mop = op == GP_MPI_MIN ? MPI_MIN : op == GP_MPI_MAX ? MPI_MAX : MPI_SUM;
-        int err = MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, mop, g->comm);
-        if (err != MPI_SUCCESS) return gp__mpi_fail(fn, "MPI_Allreduce", err);
-    }
+    KEEP(st, gp_reduce_kernel_run_to_host(g->compute, k, count, in, &part));
+    double mine = st != GP_SUCCESS ? 0 : g->stencil.type == GP_F32 ? (double)part.f : part.d, all = 0;
+    st = gp__agree(g->comm, st);
+    if (st != GP_SUCCESS) return st;
+    MPI_Op mop = op == GP_MPI_MIN ? MPI_MIN : op == GP_MPI_MAX ? MPI_MAX : MPI_SUM;
+    int err = MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, mop, g->comm);
+    if (err != MPI_SUCCESS) return gp__mpi_fail(fn, "MPI_Allreduce", err);
     *result = op >= GP_MPI_NORM ? sqrt(all) : all;
     return GP_SUCCESS;
 }

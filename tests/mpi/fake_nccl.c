@@ -8,11 +8,7 @@
  * ncclInProgress; ncclCommGetAsyncError reports ncclInProgress until they are done.
  * FAKE_NCCL_FAIL="CALL:N:RANK" makes the Nth call of CALL on RANK fail (ncclSystemError), CALL
  * being any entry point's name or "async": the Nth group on RANK ends in an asynchronous error
- * (its messages still travel). Counting starts again whenever FAKE_NCCL_FAIL changes.
- *
- * ncclAllReduce (one float or double; sum, max or min) sends each rank's value to every other
- * rank and combines all of them in rank order once they arrived, so that an abort can give up
- * its messages as it does a group's. */
+ * (its messages still travel). Counting starts again whenever FAKE_NCCL_FAIL changes. */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -36,10 +32,6 @@ typedef struct comm {
     MPI_Request req[64];
     int sends[64]; /* req[i] is a send */
     int nreq;
-    /* an all-reduce under way: where its result goes, its type and op, every rank's value */
-    void *reduce_into;
-    int reduce_type, reduce_op;
-    double values[32];
 } comm;
 
 /* NCCL's entry points, as nccl.h declares them (its comm and stream types opaque). */
@@ -53,7 +45,6 @@ int ncclCommAbort(comm *c);
 int ncclCommGetAsyncError(comm *c, int *result);
 int ncclSend(const void *buf, size_t count, int type, int peer, comm *c, void *stream);
 int ncclRecv(void *buf, size_t count, int type, int peer, comm *c, void *stream);
-int ncclAllReduce(const void *send, void *recv, size_t count, int type, int how, comm *c, void *stream);
 int ncclGroupStart(void);
 int ncclGroupEnd(void);
 #ifndef FAKE_NCCL_DEVICE_MEMORY
@@ -163,32 +154,12 @@ int ncclCommAbort(comm *c)
     return ok;
 }
 
-/* The all-reduce's values combined in rank order: the same result on every rank. */
-static void combine(comm *c)
-{
-    double d = 0;
-    float f = 0;
-    for (int r = 0; r < c->size; r++) {
-        double x = c->values[r];
-        float y;
-        memcpy(&y, &c->values[r], sizeof y);
-        if (c->reduce_type == 8)
-            d = r == 0 ? x : c->reduce_op == 0 ? d + x : c->reduce_op == 2 ? (x > d ? x : d) : (x < d ? x : d);
-        else
-            f = r == 0 ? y : c->reduce_op == 0 ? f + y : c->reduce_op == 2 ? (y > f ? y : f) : (y < f ? y : f);
-    }
-    if (c->reduce_type == 8) memcpy(c->reduce_into, &d, sizeof d);
-    else memcpy(c->reduce_into, &f, sizeof f);
-    c->reduce_into = NULL;
-}
-
 int ncclCommGetAsyncError(comm *c, int *result)
 {
     if (fails("ncclCommGetAsyncError")) return system_error;
     int done = 1;
     if (c->nreq) MPI_Testall(c->nreq, c->req, &done, MPI_STATUSES_IGNORE);
     if (done) c->nreq = 0;
-    if (done && c->reduce_into) combine(c);
     *result = c->async_error ? c->async_error : done ? ok : in_progress;
     return ok;
 }
@@ -210,28 +181,6 @@ int ncclSend(const void *buf, size_t count, int type, int peer, comm *c, void *s
 int ncclRecv(void *buf, size_t count, int type, int peer, comm *c, void *stream)
 {
     return fails("ncclRecv") ? system_error : queue(0, buf, count, type, peer, c, stream);
-}
-
-int ncclAllReduce(const void *send, void *recv, size_t count, int type, int how, comm *c, void *stream)
-{
-    if (fails("ncclAllReduce")) return system_error;
-    size_t es = type == 8 ? 8 : 4;
-    if (stream || !c || count != 1 || (type != 7 && type != 8) || (how != 0 && how != 2 && how != 3) ||
-        c->size > 32)
-        return invalid_argument;
-    if (depth || c->reduce_into || c->nreq + 2 * c->size > 64) return invalid_usage;
-    memcpy(&c->values[c->rank], send, es);
-    for (int r = 0; r < c->size; r++) {
-        if (r == c->rank) continue;
-        c->sends[c->nreq] = 1;
-        MPI_Isend(&c->values[c->rank], (int)es, MPI_BYTE, r, 2, c->mpi, &c->req[c->nreq++]);
-        c->sends[c->nreq] = 0;
-        MPI_Irecv(&c->values[r], (int)es, MPI_BYTE, r, 2, c->mpi, &c->req[c->nreq++]);
-    }
-    c->reduce_into = recv;
-    c->reduce_type = type;
-    c->reduce_op = how;
-    return in_progress;
 }
 
 int ncclGroupStart(void)
