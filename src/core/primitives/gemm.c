@@ -635,11 +635,13 @@ static gp_status pick_impl(gp_device *dev, gp_type type, size_t m, size_t n, siz
         return GP_SUCCESS;
     }
     *impl = GP_GEMM_GPUPORT;
-    if (!dev->be->blas_info || dev->be->blas_info(dev->impl, text, sizeof text) != GP_SUCCESS) return GP_SUCCESS;
-    int host = dev->info.type == GP_DEVICE_CPU && strstr(text, " (host)");
-    int cublas = strcmp(dev->info.backend, "cuda") == 0 && strncmp(text, "cuBLAS", 6) == 0 &&
-                 (type == GP_F64 || (double)m * (double)n * (double)k < 2048.0 * 2048.0 * 2048.0);
-    if (host || cublas) *impl = GP_GEMM_VENDOR;
+    /* The vendor's library is asked about only where it could be taken. */
+    int cpu = dev->info.type == GP_DEVICE_CPU;
+    int cuda = strcmp(dev->info.backend, "cuda") == 0 &&
+               (type == GP_F64 || (double)m * (double)n * (double)k < 2048.0 * 2048.0 * 2048.0);
+    if ((cpu || cuda) && dev->be->blas_info && dev->be->blas_info(dev->impl, text, sizeof text) == GP_SUCCESS &&
+        (cpu ? strstr(text, " (host)") != NULL : strncmp(text, "cuBLAS", 6) == 0))
+        *impl = GP_GEMM_VENDOR;
     return GP_SUCCESS;
 }
 
