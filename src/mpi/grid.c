@@ -16,7 +16,13 @@ static void split(size_t n, int p, int c, size_t *origin, size_t *extent)
     *origin = uc * base + (uc < extra ? uc : extra);
 }
 
-/* The faces, interior and slabs of a block whose neighbours are known (lo, hi). */
+/* The faces, and each phase's interior and slabs, of a block whose neighbours are known (lo,
+ * hi: the halos' depths, 0 without a neighbour). With halos D cells deep the faces are D cells
+ * thick and travel before every D-th step: the step after an exchange (phase 0) computes the
+ * block and D - 1 halo cells beyond it on each side with a neighbour, phase p D - 1 - p of
+ * them, so that the last phase computes the block alone. A phase's slabs are its D cells next to
+ * each such side; its interior the rest. Phase 0's slabs read the halos just received, and the
+ * last phase's are the faces that travel next. */
 static void plan(gp_mpi_grid *g, const int *below, const int *above)
 {
     const size_t *L = g->block.local, *E = g->block.extent;
@@ -28,6 +34,7 @@ static void plan(gp_mpi_grid *g, const int *below, const int *above)
         for (int side = 0; side < 2; side++) {
             int peer = side ? above[d] : below[d];
             if (peer == MPI_PROC_NULL) continue;
+            size_t depth = (size_t)(side ? g->hi[d] : g->lo[d]);
             face *f = &g->faces[g->nfaces++];
             f->peer = peer;
             f->round = box_shape ? d : 0;
@@ -37,42 +44,46 @@ static void plan(gp_mpi_grid *g, const int *below, const int *above)
                  * block's cells. */
                 size_t from = e < d ? 0 : (size_t)g->lo[e], count = e < d ? L[e] : E[e];
                 if (e == d) {
-                    from = side ? (size_t)g->lo[d] + E[d] - 1 : (size_t)g->lo[d];
-                    count = 1;
+                    from = side ? (size_t)g->lo[d] + E[d] - depth : (size_t)g->lo[d];
+                    count = depth;
                 }
                 f->send[e] = from;
                 f->recv[e] = from;
                 f->extent[e] = count;
                 f->cells *= count;
             }
-            f->recv[d] = side ? f->send[d] + 1 : f->send[d] - 1;
+            f->recv[d] = side ? f->send[d] + depth : f->send[d] - depth;
             f->at = g->exchange_cells;
             g->exchange_cells += f->cells;
         }
-    /* Interior: one cell off each side with a neighbour; slabs: the rest of the block, dimension
-     * by dimension (those before d within the interior, those after within the block). */
-    size_t in0[3], in1[3];
-    for (int d = 0; d < 3; d++) {
-        size_t b0 = (size_t)g->lo[d], b1 = b0 + E[d];
-        in0[d] = b0 + (size_t)g->lo[d] < b1 ? b0 + (size_t)g->lo[d] : b1;
-        in1[d] = b1 - (size_t)g->hi[d] > in0[d] ? b1 - (size_t)g->hi[d] : in0[d];
-        g->interior[0][d] = in0[d];
-        g->interior[1][d] = in1[d] - in0[d];
-    }
-    g->nslabs = 0;
-    for (int d = 0; d < 3; d++)
-        for (int side = 0; side < 2; side++) {
-            size_t b0 = (size_t)g->lo[d], b1 = b0 + E[d];
-            size_t from = side ? in1[d] : b0, to = side ? b1 : in0[d];
-            if (from == to) continue;
-            size_t(*s)[3] = g->slabs[g->nslabs++];
-            for (int e = 0; e < 3; e++) {
-                s[0][e] = e < d ? in0[e] : (size_t)g->lo[e];
-                s[1][e] = e < d ? in1[e] - in0[e] : E[e];
-            }
-            s[0][d] = from;
-            s[1][d] = to - from;
+    for (int p = 0; p < g->depth; p++) {
+        regions *r = &g->phase[p];
+        size_t c0[3], c1[3], in0[3], in1[3];
+        for (int d = 0; d < 3; d++) {
+            size_t lo = (size_t)g->lo[d], hi = (size_t)g->hi[d], beyond = (size_t)(g->depth - 1 - p);
+            c0[d] = lo - (lo ? beyond : 0);
+            c1[d] = lo + E[d] + (hi ? beyond : 0);
+            in0[d] = c0[d] + lo < c1[d] ? c0[d] + lo : c1[d];
+            in1[d] = c1[d] - hi > in0[d] ? c1[d] - hi : in0[d];
+            r->interior[0][d] = in0[d];
+            r->interior[1][d] = in1[d] - in0[d];
         }
+        /* The slabs: the rest of the phase's cells, dimension by dimension (those before d within
+         * the interior, those after whole). */
+        r->nslabs = 0;
+        for (int d = 0; d < 3; d++)
+            for (int side = 0; side < 2; side++) {
+                size_t from = side ? in1[d] : c0[d], to = side ? c1[d] : in0[d];
+                if (from == to) continue;
+                size_t(*s)[3] = r->slabs[r->nslabs++];
+                for (int e = 0; e < 3; e++) {
+                    s[0][e] = e < d ? in0[e] : c0[e];
+                    s[1][e] = e < d ? in1[e] - in0[e] : c1[e] - c0[e];
+                }
+                s[0][d] = from;
+                s[1][d] = to - from;
+            }
+    }
 }
 
 /* Checks what one rank can check alone. */
@@ -96,11 +107,11 @@ static gp_status check_stencil(const char *fn, const gp_stencil *s)
 }
 
 /* A fingerprint of the arguments that every rank must pass alike (FNV-1a of their values). */
-static uint64_t fingerprint(const gp_stencil *s, const int *dims)
+static uint64_t fingerprint(const gp_stencil *s, const int *dims, int depth)
 {
-    double values[19] = {(double)s->shape, (double)s->type, (double)s->boundary, (double)s->nx, (double)s->ny,
-                         (double)s->nz, s->source_weight, dims[0], dims[1], dims[2]};
-    memcpy(values + 10, s->weights, sizeof s->weights);
+    double values[20] = {(double)s->shape, (double)s->type, (double)s->boundary, (double)s->nx, (double)s->ny,
+                         (double)s->nz, s->source_weight, dims[0], dims[1], dims[2], depth};
+    memcpy(values + 11, s->weights, sizeof s->weights);
     uint64_t h = 1469598103934665603ull;
     const unsigned char *p = (const unsigned char *)values;
     for (size_t i = 0; i < sizeof values; i++) h = (h ^ p[i]) * 1099511628211ull;
@@ -130,15 +141,10 @@ static void release(gp_mpi_grid *g)
 /* NCCL on the device takes any device address: a face that is one block of the local array (a
  * row of a 2D grid split along y, a plane of a 3D one split along z) travels from and into the
  * field itself, with no packing launch before it and no unpacking after. */
-static void place_faces(gp_mpi_grid *g, gp_status *st)
+static void place_faces(gp_mpi_grid *g)
 {
-    for (int i = 0; i < 2; i++) {
-        gp_native_buffer native;
-        KEEP(*st, gp_buffer_get_native(g->u[i], &native));
-        g->field_base[i] = *st == GP_SUCCESS ? (char *)(uintptr_t)native.device_ptr : NULL;
-    }
     const size_t *L = g->block.local;
-    for (int i = 0; i < g->nfaces && *st == GP_SUCCESS; i++) {
+    for (int i = 0; i < g->nfaces; i++) {
         const size_t *e = g->faces[i].extent;
         g->faces[i].in_place = (e[1] == 1 && e[2] == 1) || (e[0] == L[0] && (e[2] == 1 || e[1] == L[1]));
     }
@@ -173,7 +179,7 @@ static gp_status allocate(gp_mpi_grid *g)
         KEEP(st, gp_buffer_get_native(g->packed, &native));
         if (st == GP_SUCCESS) g->device_base = (char *)(uintptr_t)native.device_ptr;
     }
-    if (t == GP_MPI_TRANSPORT_NCCL && !g->mapped) place_faces(g, &st);
+    if (t == GP_MPI_TRANSPORT_NCCL && !g->mapped) place_faces(g);
     KEEP(st, gp__faces_create(g));
     return st;
 }
@@ -257,6 +263,32 @@ static gp_status choose_dims(const char *fn, const gp_stencil *stencil, const in
     return GP_SUCCESS;
 }
 
+/* The halos' depth: 2 (faces two cells thick travelling before every other step, the step after
+ * an exchange computing one halo cell more on each side) where the grid is split along one
+ * dimension into blocks at least 4 cells thick, and either the faces travel in place (NCCL on
+ * the devices) or GPUPORT_MPI_HALO_DEPTH=2 asks for it; otherwise 1, and always 1 with
+ * GPUPORT_MPI_HALO_DEPTH=1. */
+static gp_status halo_depth(const char *fn, const gp_stencil *stencil, const int dims[3], int in_place, int *depth)
+{
+    const char *env = getenv("GPUPORT_MPI_HALO_DEPTH");
+    int want = 0; /* auto */
+    if (env && *env && strcmp(env, "auto") != 0) {
+        if (strcmp(env, "1") != 0 && strcmp(env, "2") != 0)
+            return gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: GPUPORT_MPI_HALO_DEPTH is \"%s\"; use 1, 2 or auto",
+                                     fn, env);
+        want = env[0] - '0';
+    }
+    const size_t sides[3] = {stencil->nx, stencil->ny, stencil->nz};
+    int split = 0, thick = 1;
+    for (int d = 0; d < 3; d++)
+        if (dims[d] > 1) {
+            split++;
+            thick = sides[d] / (size_t)dims[d] >= 4;
+        }
+    *depth = split == 1 && thick && (want == 2 || (want == 0 && in_place)) ? 2 : 1;
+    return GP_SUCCESS;
+}
+
 /* This rank's block of the Cartesian layout: its place, its neighbours, its faces. */
 static gp_status place_block(gp_mpi_grid *g, MPI_Comm comm, int rank, int size, int dims[3], const char *fn)
 {
@@ -283,8 +315,8 @@ static gp_status place_block(gp_mpi_grid *g, MPI_Comm comm, int rank, int size, 
     for (int d = 0; d < 3; d++) {
         b->dims[d] = dims[d];
         split(sides[d], dims[d], b->coords[d], &b->origin[d], &b->extent[d]);
-        g->lo[d] = below[d] != MPI_PROC_NULL;
-        g->hi[d] = above[d] != MPI_PROC_NULL;
+        g->lo[d] = below[d] != MPI_PROC_NULL ? g->depth : 0;
+        g->hi[d] = above[d] != MPI_PROC_NULL ? g->depth : 0;
         b->local[d] = b->extent[d] + (size_t)g->lo[d] + (size_t)g->hi[d];
         g->cells *= b->local[d];
     }
@@ -295,7 +327,7 @@ static gp_status place_block(gp_mpi_grid *g, MPI_Comm comm, int rank, int size, 
     g->local.ny = b->local[1];
     g->local.nz = b->local[2];
     plan(g, below, above);
-    for (int i = 0; i < g->nfaces; i++) g->stats.halo_bytes += g->faces[i].cells * g->es;
+    for (int i = 0; i < g->nfaces; i++) g->stats.halo_bytes += g->faces[i].cells * g->es / (size_t)g->depth;
     return st;
 }
 
@@ -318,11 +350,14 @@ gp_status gp_mpi_grid_create(MPI_Comm comm, gp_device *device, const gp_stencil 
     if (st == GP_SUCCESS) st = gp__transport_choose(comm, device, fn, &transport);
     int in_place = st == GP_SUCCESS && transport.transport == GP_MPI_TRANSPORT_NCCL && !gp__nccl_host_memory();
     if (st == GP_SUCCESS) st = gp__agree(comm, choose_dims(fn, stencil, dims_in, size, in_place, dims));
+    int depth = 1;
+    if (st == GP_SUCCESS) st = gp__agree(comm, halo_depth(fn, stencil, dims, in_place, &depth));
     if (st != GP_SUCCESS) return st;
-    uint64_t mine = fingerprint(stencil, dims), root = mine;
+    uint64_t mine = fingerprint(stencil, dims, depth), root = mine;
     MPI_Bcast(&root, 1, MPI_UINT64_T, 0, comm);
     if (root != mine)
-        st = gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: this rank's stencil or dims differ from rank 0's", fn);
+        st = gp_set_last_error(GP_ERROR_INVALID_ARGUMENT,
+                               "%s: this rank's stencil, dims or GPUPORT_MPI_HALO_DEPTH differ from rank 0's", fn);
     st = gp__agree(comm, st);
     if (st != GP_SUCCESS) return st;
 
@@ -336,6 +371,7 @@ gp_status gp_mpi_grid_create(MPI_Comm comm, gp_device *device, const gp_stencil 
     g->stencil = *stencil;
     g->es = gp_type_size(stencil->type);
     g->mpi_type = stencil->type == GP_F32 ? MPI_FLOAT : MPI_DOUBLE;
+    g->depth = depth;
     st = place_block(g, comm, rank, size, dims, fn);
     /* Each step below is collective and ends agreed, so every rank takes the next or none. */
     st = gp__agree(comm, st);

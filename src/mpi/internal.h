@@ -34,6 +34,13 @@ typedef struct face {
 
 typedef struct gp__nccl gp__nccl; /* nccl.c's communicator and library */
 
+/* The cells one step computes, in boxes of the local array (origin, extent): the interior, which
+ * needs no halo cell received for it, and the slabs around it. */
+typedef struct regions {
+    size_t interior[2][3];
+    size_t slabs[6][2][3], nslabs;
+} regions;
+
 struct gp_mpi_grid {
     MPI_Comm comm;
     gp_mpi_block block;
@@ -42,14 +49,15 @@ struct gp_mpi_grid {
     gp_stencil local;   /* the same over the local array */
     MPI_Datatype mpi_type;
     size_t es, cells;   /* element size; elements of the local array */
-    int lo[3], hi[3];   /* 1 where a neighbour is below / above along each dimension */
+    int depth;          /* of the halos: faces travel before every depth-th step (grid.c) */
+    int lo[3], hi[3];   /* the halos' depths below / above along each dimension: depth where
+                           there is a neighbour, 0 where not */
     gp_buffer *u[2], *source;
     int cur;            /* u[cur] is GP_MPI_U */
     size_t last_steps;  /* steps of the last run */
     gp_stream *compute, *comm_stream;
     gp_event *interior_done[2], *slabs_done; /* interiors of even and odd steps */
-    size_t interior[2][3];       /* origin, extent */
-    size_t slabs[6][2][3], nslabs;
+    regions phase[2];            /* the steps of each phase (grid.c) */
     face faces[6];
     int nfaces, rounds;
     gp_mpi_transport_info transport;
@@ -60,7 +68,6 @@ struct gp_mpi_grid {
     void *host;                  /* staged: the pinned buffer's host memory, mapped for good;
                                     mapped: packed's while it is mapped */
     char *device_base;           /* mpi, and nccl on the device: packed's device address */
-    char *field_base[2];         /* nccl on the device: u[0]'s and u[1]'s device addresses */
     size_t exchange_cells;
     gp__nccl *nccl;              /* nccl: the communicator */
     gp_program *program;
@@ -95,7 +102,7 @@ gp_status gp__node_rank(MPI_Comm comm, const char *fn, int *local, int *local_si
  * GPUPORT_MPI_TRANSPORT is an error on every rank), and one round of messages. */
 gp_status gp__transport_choose(MPI_Comm comm, gp_device *dev, const char *fn, gp_mpi_transport_info *info);
 gp_status gp__transport_open(gp_mpi_grid *g, const char *fn);
-gp_status gp__transport_round(gp_mpi_grid *g, const char *fn, int round, gp_status st);
+gp_status gp__transport_round(gp_mpi_grid *g, const char *fn, int round, gp_buffer *field, gp_status st);
 gp_status gp__transport_finish(gp_mpi_grid *g, const char *fn, gp_status st);
 void gp__transport_close(gp_mpi_grid *g);
 
@@ -111,7 +118,7 @@ typedef struct gp__nccl_probe {
 } gp__nccl_probe;
 void gp__nccl_probe_device(gp_device *dev, gp__nccl_probe *probe);
 gp_status gp__nccl_open(gp_mpi_grid *g, const char *fn);
-gp_status gp__nccl_round(gp_mpi_grid *g, const char *fn, int round, char *base, gp_status st);
+gp_status gp__nccl_round(gp_mpi_grid *g, const char *fn, int round, char *base, gp_buffer *field, gp_status st);
 gp_status gp__nccl_wait(gp_mpi_grid *g, const char *fn, gp_status st, int host_mode);
 gp_status gp__nccl_settle(gp_mpi_grid *g, gp_status st);
 void gp__nccl_close(gp_mpi_grid *g);

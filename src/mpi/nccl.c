@@ -316,7 +316,7 @@ static void fail_locally(gp_mpi_grid *g)
         if (r != g->block.rank) MPI_Isend(&notice, 0, MPI_INT, r, TAG_FAILED, g->comm, &n->req[n->nreq++]);
 }
 
-gp_status gp__nccl_round(gp_mpi_grid *g, const char *fn, int round, char *base, gp_status st)
+gp_status gp__nccl_round(gp_mpi_grid *g, const char *fn, int round, char *base, gp_buffer *field, gp_status st)
 {
     gp__nccl *n = g->nccl;
     if (n->s->aborted)
@@ -326,10 +326,14 @@ gp_status gp__nccl_round(gp_mpi_grid *g, const char *fn, int round, char *base, 
                                                     "destroy the grid",
                                                     fn, n->s->failed_rank);
     void *stream = NULL;
+    char *cells = NULL; /* the field's device address, for faces that travel in place */
     if (!lib.host_memory) {
         gp_native_stream native;
+        gp_native_buffer buffer;
         KEEP(st, gp_stream_get_native(g->comm_stream, &native));
         stream = st == GP_SUCCESS ? native.stream : NULL;
+        KEEP(st, gp_buffer_get_native(field, &buffer));
+        cells = st == GP_SUCCESS ? (char *)(uintptr_t)buffer.device_ptr : NULL;
         KEEP(st, gp__make_current(g->dev));
     }
     /* Every face's messages go whatever st says, so that no peer waits for them. */
@@ -340,10 +344,10 @@ gp_status gp__nccl_round(gp_mpi_grid *g, const char *fn, int round, char *base, 
         const face *f = &g->faces[i];
         if (f->round != round) continue;
         size_t at = f->at * g->es, bytes = f->cells * g->es;
-        char *field = g->field_base[g->cur], *from = base + at, *into = base + back + at;
+        char *from = base + at, *into = base + back + at;
         if (f->in_place) {
-            from = field + index_of(g->block.local, f->send) * g->es;
-            into = field + index_of(g->block.local, f->recv) * g->es;
+            from = cells + index_of(g->block.local, f->send) * g->es;
+            into = cells + index_of(g->block.local, f->recv) * g->es;
         }
         r = lib.ncclRecv(into, bytes, NCCL_UINT8, f->peer, n->s->comm, stream);
         call = "ncclRecv";

@@ -108,7 +108,7 @@ static gp_status exchange_all(gp_mpi_grid *g, const char *fn, gp_buffer *in, int
 {
     for (int r = 0; r < g->rounds; r++) {
         if (r > 0 || !first_packed) KEEP(st, move_faces(g, r, in, 0));
-        st = gp__transport_round(g, fn, r, st);
+        st = gp__transport_round(g, fn, r, in, st);
         KEEP(st, move_faces(g, r, in, 1));
     }
     return st;
@@ -118,18 +118,22 @@ static gp_status exchange_all(gp_mpi_grid *g, const char *fn, gp_buffer *in, int
 static gp_status step(gp_mpi_grid *g, const char *fn, size_t s, gp_view source, gp_status st)
 {
     gp_buffer *in = g->u[g->cur], *out = g->u[1 - g->cur];
+    int phase = (int)(s % (size_t)g->depth);
+    const regions *r = &g->phase[phase];
     /* The faces are packed before the interior is enqueued: where a device runs its kernels
      * one after another (pocl), packed after it they would wait for it, and the messages could
      * not travel while it computes. */
-    KEEP(st, move_faces(g, 0, in, 0));
-    if (s > 0) KEEP(st, gp_stream_wait_event(g->compute, g->slabs_done));
-    KEEP(st, gp_stencil_apply_region(g->compute, &g->local, g->interior[0], g->interior[1], GP_VIEW(out), GP_VIEW(in),
+    if (phase == 0) KEEP(st, move_faces(g, 0, in, 0));
+    /* Phase 0's interior reads cells the last step's slabs wrote; a later phase's interior only
+     * cells of the interior before it. */
+    if (s > 0 && phase == 0) KEEP(st, gp_stream_wait_event(g->compute, g->slabs_done));
+    KEEP(st, gp_stencil_apply_region(g->compute, &g->local, r->interior[0], r->interior[1], GP_VIEW(out), GP_VIEW(in),
                                      source));
-    st = exchange_all(g, fn, in, 1, st);
+    if (phase == 0) st = exchange_all(g, fn, in, 1, st);
     if (s > 0) KEEP(st, gp_stream_wait_event(g->comm_stream, g->interior_done[(s - 1) % 2]));
     KEEP(st, gp_event_record(g->interior_done[s % 2], g->compute));
-    for (size_t i = 0; i < g->nslabs; i++)
-        KEEP(st, gp_stencil_apply_region(g->comm_stream, &g->local, g->slabs[i][0], g->slabs[i][1], GP_VIEW(out),
+    for (size_t i = 0; i < r->nslabs; i++)
+        KEEP(st, gp_stencil_apply_region(g->comm_stream, &g->local, r->slabs[i][0], r->slabs[i][1], GP_VIEW(out),
                                          GP_VIEW(in), source));
     KEEP(st, gp_event_record(g->slabs_done, g->comm_stream));
     g->cur = 1 - g->cur;
@@ -151,6 +155,10 @@ gp_status gp_mpi_grid_run(gp_mpi_grid *grid, size_t steps)
                                 source, &result));
         if (st == GP_SUCCESS && steps % 2) g->cur = 1 - g->cur;
     } else {
+        /* Deeper halos: the step after an exchange computes the source's term in halo cells too,
+         * which hold the neighbours' source only after an exchange of their own (the program may
+         * have written the source through its view since the last run). */
+        if (g->depth > 1 && g->source && steps) st = exchange_all(g, fn, g->source, 0, st);
         for (size_t s = 0; s < steps; s++) st = step(g, fn, s, source, st);
     }
     st = gp__transport_finish(g, fn, st);

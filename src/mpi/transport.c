@@ -179,7 +179,7 @@ static size_t round_span(const gp_mpi_grid *g, int round, size_t *off)
     return first == SIZE_MAX ? 0 : (end - first) * g->es;
 }
 
-gp_status gp__transport_round(gp_mpi_grid *g, const char *fn, int round, gp_status st)
+gp_status gp__transport_round(gp_mpi_grid *g, const char *fn, int round, gp_buffer *field, gp_status st)
 {
     size_t off, bytes = round_span(g, round, &off), back = g->exchange_cells * g->es;
     if (!bytes) return st;
@@ -195,12 +195,12 @@ gp_status gp__transport_round(gp_mpi_grid *g, const char *fn, int round, gp_stat
         return mpi_messages(g, fn, round, g->device_base, st);
     default: break;
     }
-    if (!g->mapped) return gp__nccl_round(g, fn, round, g->device_base, st);
+    if (!g->mapped) return gp__nccl_round(g, fn, round, g->device_base, field, st);
     /* Mapped memory (the mapped transport, or an NCCL of host memory): the host reads and
      * writes the packed faces in place between a map and an unmap. */
     KEEP(st, gp_buffer_map(g->comm_stream, g->packed, &g->host));
     if (g->transport.transport == GP_MPI_TRANSPORT_NCCL)
-        st = gp__nccl_round(g, fn, round, g->host, st);
+        st = gp__nccl_round(g, fn, round, g->host, field, st);
     else
         st = mpi_messages(g, fn, round, g->host, st);
     gp_status u = unmap_exchange(g); /* whatever happened before */

@@ -133,6 +133,26 @@ static void check_grid(const gp_stencil *s, const int *dims, int with_source, si
                       (long)b.dims[0] * b.dims[1] * b.dims[2] != size))
             note("the chosen layout is %dx%dx%d for %d ranks, %s", b.dims[0], b.dims[1], b.dims[2], size,
                  shapes[s->shape]);
+        /* Halos are two cells deep where the grid is split along one dimension into blocks at
+         * least 4 cells thick, if the faces travel in place (NCCL on GPUs) or
+         * GPUPORT_MPI_HALO_DEPTH=2 asks (ctests mpi_np3 and mpi_np2_nccl); else one. */
+        const size_t sides[3] = {s->nx, s->ny, s->nz};
+        const char *asked = getenv("GPUPORT_MPI_HALO_DEPTH");
+        gp_mpi_transport_info t;
+        CHECK_OK(gp_mpi_grid_get_transport(g, &t));
+        int split = 0, thick = 1, in_place = t.transport == GP_MPI_TRANSPORT_NCCL && info.type == GP_DEVICE_GPU;
+        for (int d = 0; d < 3; d++)
+            if (b.dims[d] > 1) {
+                split++;
+                thick = sides[d] / (size_t)b.dims[d] >= 4;
+            }
+        size_t depth = split == 1 && thick && (asked ? !strcmp(asked, "2") : in_place) ? 2 : 1;
+        for (int d = 0; d < 3; d++)
+            if (b.local[d] != b.extent[d] + depth * ((b.coords[d] > 0) + (b.coords[d] + 1 < b.dims[d])))
+                note("%zux%zux%zu over %dx%dx%d ranks (%s): the local array is %zu cells along %c for a block of %zu; "
+                     "halos %zu deep expected",
+                     s->nx, s->ny, s->nz, b.dims[0], b.dims[1], b.dims[2], t.name, b.local[d], "xyz"[d], b.extent[d],
+                     depth);
         if (rank == 0 && !why[0]) {
             void *want = one_device(s, steps, u0, src);
             for (size_t i = 0; i < n && !why[0]; i++)
@@ -326,6 +346,22 @@ static void expect_failure(gp_status got, gp_status want, int who, const char *w
              gp_status_name(want), who);
 }
 
+/* Sets (or with NULL unsets) an environment variable, returning its old value to restore. */
+static char *swap_env(const char *name, const char *value)
+{
+    char *old = getenv(name) ? strdup(getenv(name)) : NULL;
+    if (value) setenv(name, value, 1);
+    else unsetenv(name);
+    return old;
+}
+
+static void restore_env(const char *name, char *old)
+{
+    if (old) setenv(name, old, 1);
+    else unsetenv(name);
+    free(old);
+}
+
 static void bad_input(void **state)
 {
     (void)state;
@@ -356,6 +392,18 @@ static void bad_input(void **state)
                    "dims that are not the ranks");
     expect_failure(gp_mpi_grid_create(MPI_COMM_WORLD, dev, &good, along_z, &g), GP_ERROR_INVALID_ARGUMENT, 0,
                    "ranks along z for a 2D shape");
+    /* A halo depth that is not 1, 2 or auto, and (a layout that takes either) depths that differ. */
+    char *depth = swap_env("GPUPORT_MPI_HALO_DEPTH", rank == last ? "3" : NULL);
+    expect_failure(gp_mpi_grid_create(MPI_COMM_WORLD, dev, &good, NULL, &g), GP_ERROR_INVALID_ARGUMENT, last,
+                   "GPUPORT_MPI_HALO_DEPTH=3 on the last rank");
+    if (size > 1) {
+        s = good;
+        s.ny = 40;
+        setenv("GPUPORT_MPI_HALO_DEPTH", rank == last ? "2" : "1", 1);
+        expect_failure(gp_mpi_grid_create(MPI_COMM_WORLD, dev, &s, NULL, &g), GP_ERROR_INVALID_ARGUMENT, last,
+                       "GPUPORT_MPI_HALO_DEPTH=2 on the last rank only");
+    }
+    restore_env("GPUPORT_MPI_HALO_DEPTH", depth);
     if (g) note("a failed create set the grid");
 
     /* On a grid: a bad root, NULL data on the root, an unknown field or operation. */
@@ -378,22 +426,6 @@ static void bad_input(void **state)
         free(global);
     }
     all_ok();
-}
-
-/* Sets (or with NULL unsets) an environment variable, returning its old value to restore. */
-static char *swap_env(const char *name, const char *value)
-{
-    char *old = getenv(name) ? strdup(getenv(name)) : NULL;
-    if (value) setenv(name, value, 1);
-    else unsetenv(name);
-    return old;
-}
-
-static void restore_env(const char *name, char *old)
-{
-    if (old) setenv(name, old, 1);
-    else unsetenv(name);
-    free(old);
 }
 
 /* A grid is created under GPUPORT_MPI_TRANSPORT=want (NULL: as the environment has it) and
