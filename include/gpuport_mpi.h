@@ -2,9 +2,13 @@
  * gpuport_mpi: gpuport's stencils over many MPI ranks, one device each (libgpuport-mpi).
  *
  * A grid is split into blocks over a Cartesian communicator; each rank keeps its block, with a
- * halo cell on every side that has a neighbour, in gpuport buffers on its device. Each step
+ * halo on every side that has a neighbour, in gpuport buffers on its device. Each step
  * computes the cells next to the halos first, then their faces travel to the neighbours while
- * the block's interior is computed. The faces travel by one of four transports (see
+ * the block's interior is computed. Where the grid is split along one dimension only, into
+ * blocks at least 4 cells thick, the halos are two cells deep and travel before every other
+ * step, the step after them computing the inner halo cells too: half the messages, for one
+ * layer of cells computed twice. GPUPORT_MPI_HALO_DEPTH=1 keeps them one cell deep (2 or auto,
+ * the default: as above; every rank must say the same). The faces travel by one of four transports (see
  * gp_mpi_transport): NCCL or RCCL on the devices, device-aware MPI, host MPI from mapped
  * memory, or host MPI through pinned host memory. The result is gp_stencil_run's on one device,
  * cell for cell and bit for bit, whichever transport carries the halos.
@@ -69,13 +73,14 @@ typedef struct gp_mpi_block {
     int coords[3];         /**< this rank's place in it */
     size_t origin[3];      /**< the block's first cell in the global grid */
     size_t extent[3];      /**< its cells along x, y, z */
-    size_t local[3];       /**< the local array's sides: extent plus one halo cell per neighbour */
+    size_t local[3];       /**< the local array's sides: extent plus the halo's depth (1 or 2) per neighbour */
     size_t first;          /**< the element of the local array holding the block's first cell */
     MPI_Comm comm;         /**< the grid's Cartesian communicator (the grid's own: do not free it) */
 } gp_mpi_block;
 GP_API gp_status gp_mpi_grid_get_block(const gp_mpi_grid *grid, gp_mpi_block *block); /**< not collective */
 /** The local array of a field, for kernels of your own (GP_MPI_SOURCE once scattered); not
- * collective. Halo cells hold whatever the last exchange brought. */
+ * collective. Halo cells hold whatever the last exchange brought (a run brings the source's,
+ * where halos are two deep, at its start). */
 GP_API gp_status gp_mpi_grid_get_view(const gp_mpi_grid *grid, gp_mpi_field field, gp_view *view);
 
 /** The whole grid (nx * ny * nz elements of the stencil's type, x fastest) from host memory on
@@ -85,8 +90,9 @@ GP_API gp_status gp_mpi_grid_scatter(gp_mpi_grid *grid, gp_mpi_field field, int 
 GP_API gp_status gp_mpi_grid_gather(gp_mpi_grid *grid, gp_mpi_field field, int root, void *global);
 /** @} */
 
-/** steps applications of the stencil to GP_MPI_U, a halo exchange before each; returns when they
- * are done on every rank. */
+/** steps applications of the stencil to GP_MPI_U, a halo exchange before each (before every
+ * other, the first included, where halos are two deep); returns when they are done on every
+ * rank. */
 GP_API gp_status gp_mpi_grid_run(gp_mpi_grid *grid, size_t steps);
 
 /** Brings the halo cells of GP_MPI_U up to date with the neighbours' blocks, as a run does
@@ -130,7 +136,8 @@ typedef struct gp_mpi_stats {
                           on the devices the host does not wait for them, and this stays 0 */
     size_t exchanges;  /**< gp_mpi_grid_exchange calls */
     double exchange_s; /**< seconds in them: packing, copies, messages, unpacking */
-    size_t halo_bytes; /**< bytes this rank sends, and receives, per step */
+    size_t halo_bytes; /**< bytes this rank sends, and receives, per step (halos two deep: half
+                          an exchange's) */
 } gp_mpi_stats;
 /** This rank's costs so far. */
 GP_API gp_status gp_mpi_grid_get_stats(const gp_mpi_grid *grid, gp_mpi_stats *stats);

@@ -11,7 +11,11 @@
  * reads. So the comm stream runs ahead of the compute stream, and a step costs
  * max(interior, boundary + exchange). The 3x3 shape needs the corner cells too: it exchanges
  * x faces first, then y faces as whole rows with their x halos, which carries the corners
- * along. NCCL on the device sends a face that is one block of the local array (rows, planes)
+ * along. Halos two cells deep (grid.c) travel before every other step: a step of phase 0
+ * (after an exchange) is as above over the block and one halo cell beyond it on each side with
+ * a neighbour; a step of phase 1 has no exchange, its slabs are the faces that travel next, and
+ * its interior, which reads only phase 0's interior, waits for nothing on the comm stream.
+ * NCCL on the device sends a face that is one block of the local array (rows, planes)
  * from the field itself and receives it into the halo, with no packing for it. A failure on
  * one rank does not stop its exchanges (its peers would wait for them); it is reported to
  * every rank at the end of the call. */

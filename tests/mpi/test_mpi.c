@@ -134,25 +134,22 @@ static void check_grid(const gp_stencil *s, const int *dims, int with_source, si
             note("the chosen layout is %dx%dx%d for %d ranks, %s", b.dims[0], b.dims[1], b.dims[2], size,
                  shapes[s->shape]);
         /* Halos are two cells deep where the grid is split along one dimension into blocks at
-         * least 4 cells thick, if the faces travel in place (NCCL on GPUs) or
-         * GPUPORT_MPI_HALO_DEPTH=2 asks (ctests mpi_np3 and mpi_np2_nccl); else one. */
+         * least 4 cells thick, unless GPUPORT_MPI_HALO_DEPTH=1 (ctests mpi_np3, mpi_np2_nccl);
+         * else one. */
         const size_t sides[3] = {s->nx, s->ny, s->nz};
         const char *asked = getenv("GPUPORT_MPI_HALO_DEPTH");
-        gp_mpi_transport_info t;
-        CHECK_OK(gp_mpi_grid_get_transport(g, &t));
-        int split = 0, thick = 1, in_place = t.transport == GP_MPI_TRANSPORT_NCCL && info.type == GP_DEVICE_GPU;
+        int split = 0, thick = 1;
         for (int d = 0; d < 3; d++)
             if (b.dims[d] > 1) {
                 split++;
                 thick = sides[d] / (size_t)b.dims[d] >= 4;
             }
-        size_t depth = split == 1 && thick && (asked ? !strcmp(asked, "2") : in_place) ? 2 : 1;
+        size_t depth = split == 1 && thick && !(asked && !strcmp(asked, "1")) ? 2 : 1;
         for (int d = 0; d < 3; d++)
             if (b.local[d] != b.extent[d] + depth * ((b.coords[d] > 0) + (b.coords[d] + 1 < b.dims[d])))
-                note("%zux%zux%zu over %dx%dx%d ranks (%s): the local array is %zu cells along %c for a block of %zu; "
-                     "halos %zu deep expected",
-                     s->nx, s->ny, s->nz, b.dims[0], b.dims[1], b.dims[2], t.name, b.local[d], "xyz"[d], b.extent[d],
-                     depth);
+                note("%zux%zux%zu over %dx%dx%d ranks: the local array is %zu cells along %c for a block of %zu; halos "
+                     "%zu deep expected",
+                     s->nx, s->ny, s->nz, b.dims[0], b.dims[1], b.dims[2], b.local[d], "xyz"[d], b.extent[d], depth);
         if (rank == 0 && !why[0]) {
             void *want = one_device(s, steps, u0, src);
             for (size_t i = 0; i < n && !why[0]; i++)
@@ -571,8 +568,9 @@ static void nccl_failures(void **state)
         unsetenv("FAKE_NCCL_FAIL");
         skip(); /* one rank exchanges nothing */
     }
-    /* The third send, receive or group end of a run (the 3x3 shape has two rounds a step, so
-     * in its second step), and an asynchronous error after the third group. */
+    /* The third send, receive or group end of a run of 8 steps (one exchange every other step
+     * where halos are two deep, one round each, as only y is split), and an asynchronous error
+     * after the third group. */
     const char *calls[] = {"ncclSend", "ncclRecv", "ncclGroupEnd", "async"};
     for (int c = 0; c < 4; c++) {
         unsetenv("FAKE_NCCL_FAIL");
@@ -582,7 +580,7 @@ static void nccl_failures(void **state)
         CHECK_OK(gp_mpi_grid_run(g, 2));
         snprintf(spec, sizeof spec, "%s:3:%d", calls[c], who);
         setenv("FAKE_NCCL_FAIL", spec, 1);
-        expect_failure(gp_mpi_grid_run(g, 4), GP_ERROR_BACKEND, who, spec);
+        expect_failure(gp_mpi_grid_run(g, 8), GP_ERROR_BACKEND, who, spec);
         const char *says = c == 3 ? "asynchronous error" : calls[c];
         if (!strstr(gp_last_error(), says)) note("%s: \"%s\" does not say \"%s\"", spec, gp_last_error(), says);
         unsetenv("FAKE_NCCL_FAIL");
