@@ -266,8 +266,9 @@ static gp_status choose_dims(const char *fn, const gp_stencil *stencil, const in
 /* The halos' depth: 2 (faces two cells thick travelling before every other step, the step after
  * an exchange computing one halo cell more on each side) where the grid is split along one
  * dimension into blocks at least 4 cells thick, unless GPUPORT_MPI_HALO_DEPTH=1; otherwise 1.
- * Half the messages for one plane more computed: 3D weak, 4 pocl ranks of 4 Xeon cores, 0.65
- * ms a step against 0.73-0.75; two H200s under NCCL, 0.045 against 0.047. */
+ * Half the messages for one plane more computed: 3D weak, 4 pocl ranks of 4 Xeon cores,
+ * 0.56-0.66 ms a step against 0.73-0.77; two H200s under NCCL, 0.045-0.046 against
+ * 0.046-0.047 (docs/scaling.md). */
 static gp_status halo_depth(const char *fn, const gp_stencil *stencil, const int dims[3], int *depth)
 {
     const char *env = getenv("GPUPORT_MPI_HALO_DEPTH");
