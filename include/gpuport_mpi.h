@@ -9,9 +9,9 @@
  * step, the step after them computing the inner halo cells too: half the messages, for one
  * layer of cells computed twice. GPUPORT_MPI_HALO_DEPTH=1 keeps them one cell deep (2 or auto,
  * the default: as above; every rank must say the same). The faces travel by one of four
- * transports (see gp_mpi_transport): NCCL or RCCL on the devices, device-aware MPI, host MPI from mapped
- * memory, or host MPI through pinned host memory. The result is gp_stencil_run's on one device,
- * cell for cell and bit for bit, whichever transport carries the halos.
+ * transports (see gp_mpi_transport): NCCL or RCCL on the devices, device-aware MPI, host MPI
+ * from mapped memory, or host MPI through pinned host memory. The result is gp_stencil_run's on
+ * one device, cell for cell and bit for bit, whichever transport carries the halos.
  *
  * Every function here is collective over the communicator it was given (every rank calls it,
  * in the same order) and returns the same status on every rank: when one rank fails (bad
