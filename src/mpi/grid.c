@@ -275,8 +275,8 @@ static gp_status halo_depth(const char *fn, const gp_stencil *stencil, const int
     int want = 0; /* auto */
     if (env && *env && strcmp(env, "auto") != 0) {
         if (strcmp(env, "1") != 0 && strcmp(env, "2") != 0)
-            return gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: GPUPORT_MPI_HALO_DEPTH is \"%s\"; use 1, 2 or auto",
-                                     fn, env);
+            return gp_set_last_error(GP_ERROR_INVALID_ARGUMENT,
+                                     "%s: GPUPORT_MPI_HALO_DEPTH is \"%s\"; use 1, 2 or auto", fn, env);
         want = env[0] - '0';
     }
     const size_t sides[3] = {stencil->nx, stencil->ny, stencil->nz};
