@@ -65,6 +65,8 @@ static void plan(gp_mpi_grid *g, const int *below, const int *above)
             c1[d] = lo + E[d] + (hi ? beyond : 0);
             in0[d] = c0[d] + lo < c1[d] ? c0[d] + lo : c1[d];
             in1[d] = c1[d] - hi > in0[d] ? c1[d] - hi : in0[d];
+            r->whole[0][d] = c0[d];
+            r->whole[1][d] = c1[d] - c0[d];
             r->interior[0][d] = in0[d];
             r->interior[1][d] = in1[d] - in0[d];
         }
@@ -263,30 +265,33 @@ static gp_status choose_dims(const char *fn, const gp_stencil *stencil, const in
     return GP_SUCCESS;
 }
 
-/* The halos' depth: 2 (faces two cells thick travelling before every other step, the step after
- * an exchange computing one halo cell more on each side) where the grid is split along one
- * dimension into blocks at least 4 cells thick, unless GPUPORT_MPI_HALO_DEPTH=1; otherwise 1.
- * Half the messages for one plane more computed: 3D weak, 4 pocl ranks of 4 Xeon cores,
- * 0.56-0.66 ms a step against 0.73-0.77; two H200s under NCCL, 0.045-0.046 against
- * 0.046-0.047 (docs/scaling.md). */
+/* The halos' depth D: where the grid is split along one dimension only, as deep as the blocks
+ * allow (half the thinnest) up to 4, or GPUPORT_MPI_HALO_DEPTH (1 to 4) where that is less;
+ * otherwise 1. Faces D cells thick travel before every D-th step, the step after an exchange
+ * computing D - 1 halo cells more on each side (steps.c). A D-th of the messages for (D - 1) / 2
+ * planes more computed a step on each side. 3D weak, 256^3 a GPU under NCCL, on 2 / 4 H200s
+ * (docs/scaling.md): D = 4 0.0433-0.0438 / 0.0439-0.0446 ms a step, D = 2 0.0455 / 0.0531-0.0534,
+ * D = 1 0.0459-0.0460 / 0.0531-0.0539. */
 static gp_status halo_depth(const char *fn, const gp_stencil *stencil, const int dims[3], int *depth)
 {
     const char *env = getenv("GPUPORT_MPI_HALO_DEPTH");
     int want = 0; /* auto */
     if (env && *env && strcmp(env, "auto") != 0) {
-        if (strcmp(env, "1") != 0 && strcmp(env, "2") != 0)
+        if (env[0] < '1' || env[0] > '0' + GP__MAX_HALO_DEPTH || env[1])
             return gp_set_last_error(GP_ERROR_INVALID_ARGUMENT,
-                                     "%s: GPUPORT_MPI_HALO_DEPTH is \"%s\"; use 1, 2 or auto", fn, env);
+                                     "%s: GPUPORT_MPI_HALO_DEPTH is \"%s\"; use 1 to %d or auto", fn, env,
+                                     GP__MAX_HALO_DEPTH);
         want = env[0] - '0';
     }
     const size_t sides[3] = {stencil->nx, stencil->ny, stencil->nz};
-    int split = 0, thick = 1;
+    int split = 0, deepest = 1;
     for (int d = 0; d < 3; d++)
         if (dims[d] > 1) {
             split++;
-            thick = sides[d] / (size_t)dims[d] >= 4;
+            size_t thick = sides[d] / (size_t)dims[d] / 2;
+            deepest = thick < GP__MAX_HALO_DEPTH ? (int)thick : GP__MAX_HALO_DEPTH;
         }
-    *depth = split == 1 && thick && want != 1 ? 2 : 1;
+    *depth = split != 1 || deepest < 2 ? 1 : want && want < deepest ? want : deepest;
     return GP_SUCCESS;
 }
 

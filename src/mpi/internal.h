@@ -34,10 +34,12 @@ typedef struct face {
 
 typedef struct gp__nccl gp__nccl; /* nccl.c's communicator and library */
 
-/* The cells one step computes, in boxes of the local array (origin, extent): the interior, which
- * needs no halo cell received for it, and the slabs around it. */
+#define GP__MAX_HALO_DEPTH 4 /* grid.c's halo_depth */
+
+/* The cells one step computes, in boxes of the local array (origin, extent): all of them
+ * (whole), the interior, which needs no halo cell received for it, and the slabs around it. */
 typedef struct regions {
-    size_t interior[2][3];
+    size_t whole[2][3], interior[2][3];
     size_t slabs[6][2][3], nslabs;
 } regions;
 
@@ -57,7 +59,7 @@ struct gp_mpi_grid {
     size_t last_steps;  /* steps of the last run */
     gp_stream *compute, *comm_stream;
     gp_event *interior_done[2], *slabs_done; /* interiors of even and odd steps */
-    regions phase[2];            /* the steps of each phase (grid.c) */
+    regions phase[GP__MAX_HALO_DEPTH]; /* the steps of each phase (grid.c) */
     face faces[6];
     int nfaces, rounds;
     gp_mpi_transport_info transport;

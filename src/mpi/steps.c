@@ -11,13 +11,14 @@
  * reads. So the comm stream runs ahead of the compute stream, and a step costs
  * max(interior, boundary + exchange). The 3x3 shape needs the corner cells too: it exchanges
  * x faces first, then y faces as whole rows with their x halos, which carries the corners
- * along. Halos two cells deep (grid.c) travel before every other step: a step of phase 0
- * (after an exchange) is as above over the block and one halo cell beyond it on each side with
- * a neighbour; a step of phase 1 has no exchange, its slabs are the faces that travel next, and
- * its interior, which reads only phase 0's interior, waits for nothing on the comm stream.
- * (Phase 1 as one launch over the block, the exchange after it, was slower on two H200s,
- * 256^3 a GPU: 0.0477-0.0479 ms a step against 0.0459-0.0461, as NCCL's messages and the
- * boundary then run beside one interior of two.)
+ * along. Halos D cells deep (grid.c) travel before every D-th step. A step of phase 0 (after an
+ * exchange) is as above over the block and D - 1 halo cells beyond it on each side with a
+ * neighbour. The last phase (D - 1) has no exchange: its slabs are the faces that travel next,
+ * and its interior, which reads only cells of the interior before it, waits for nothing on the
+ * comm stream. The phases between are one launch each over their cells, the first of them after
+ * the comm stream's work. (The last phase as one launch, the exchange after it, was slower at
+ * D = 2 on two H200s, 256^3 a GPU: 0.0477-0.0479 ms a step against 0.0459-0.0461, as NCCL's
+ * messages and the boundary then run beside one interior of two.)
  * NCCL on the device sends a face that is one block of the local array (rows, planes)
  * from the field itself and receives it into the halo, with no packing for it. A failure on
  * one rank does not stop its exchanges (its peers would wait for them); it is reported to
@@ -127,6 +128,16 @@ static gp_status step(gp_mpi_grid *g, const char *fn, size_t s, gp_view source, 
     gp_buffer *in = g->u[g->cur], *out = g->u[1 - g->cur];
     int phase = (int)(s % (size_t)g->depth);
     const regions *r = &g->phase[phase];
+    if (phase > 0 && phase < g->depth - 1) {
+        /* A middle phase: one launch. Phase 1 reads phase 0's slabs and overwrites the faces that
+         * phase 0 sent (from the field itself, under NCCL), so it waits for the comm stream. */
+        if (phase == 1) KEEP(st, gp_stream_wait_event(g->compute, g->slabs_done));
+        KEEP(st, gp_stencil_apply_region(g->compute, &g->local, r->whole[0], r->whole[1], GP_VIEW(out), GP_VIEW(in),
+                                         source));
+        KEEP(st, gp_event_record(g->interior_done[s % 2], g->compute));
+        g->cur = 1 - g->cur;
+        return st;
+    }
     /* The faces are packed before the interior is enqueued: where a device runs its kernels
      * one after another (pocl), packed after it they would wait for it, and the messages could
      * not travel while it computes. */

@@ -133,18 +133,19 @@ static void check_grid(const gp_stencil *s, const int *dims, int with_source, si
                       (long)b.dims[0] * b.dims[1] * b.dims[2] != size))
             note("the chosen layout is %dx%dx%d for %d ranks, %s", b.dims[0], b.dims[1], b.dims[2], size,
                  shapes[s->shape]);
-        /* Halos are two cells deep where the grid is split along one dimension into blocks at
-         * least 4 cells thick, unless GPUPORT_MPI_HALO_DEPTH=1 (ctests mpi_np3, mpi_np2_nccl);
-         * else one. */
+        /* Where the grid is split along one dimension only, halos are as deep as half the thinnest
+         * block, up to 4, or GPUPORT_MPI_HALO_DEPTH where that is less (ctests mpi_np3 and
+         * mpi_np2_nccl ask 1, mpi_np4_nccl 2); else one. */
         const size_t sides[3] = {s->nx, s->ny, s->nz};
         const char *asked = getenv("GPUPORT_MPI_HALO_DEPTH");
-        int split = 0, thick = 1;
+        size_t depth = asked && *asked && strcmp(asked, "auto") ? strtoul(asked, NULL, 10) : 4, split = 0;
         for (int d = 0; d < 3; d++)
             if (b.dims[d] > 1) {
                 split++;
-                thick = sides[d] / (size_t)b.dims[d] >= 4;
+                size_t half = sides[d] / (size_t)b.dims[d] / 2;
+                depth = depth < half ? depth : half;
             }
-        size_t depth = split == 1 && thick && !(asked && !strcmp(asked, "1")) ? 2 : 1;
+        depth = split != 1 || depth < 2 ? 1 : depth < 4 ? depth : 4;
         for (int d = 0; d < 3; d++)
             if (b.local[d] != b.extent[d] + depth * ((b.coords[d] > 0) + (b.coords[d] + 1 < b.dims[d])))
                 note("%zux%zux%zu over %dx%dx%d ranks: the local array is %zu cells along %c for a block of %zu; halos "
@@ -389,10 +390,10 @@ static void bad_input(void **state)
                    "dims that are not the ranks");
     expect_failure(gp_mpi_grid_create(MPI_COMM_WORLD, dev, &good, along_z, &g), GP_ERROR_INVALID_ARGUMENT, 0,
                    "ranks along z for a 2D shape");
-    /* A halo depth that is not 1, 2 or auto, and (a layout that takes either) depths that differ. */
-    char *depth = swap_env("GPUPORT_MPI_HALO_DEPTH", rank == last ? "3" : NULL);
+    /* A halo depth that is not 1 to 4 or auto, and (a layout that takes either) depths that differ. */
+    char *depth = swap_env("GPUPORT_MPI_HALO_DEPTH", rank == last ? "5" : NULL);
     expect_failure(gp_mpi_grid_create(MPI_COMM_WORLD, dev, &good, NULL, &g), GP_ERROR_INVALID_ARGUMENT, last,
-                   "GPUPORT_MPI_HALO_DEPTH=3 on the last rank");
+                   "GPUPORT_MPI_HALO_DEPTH=5 on the last rank");
     if (size > 1) {
         s = good;
         s.ny = 40;
@@ -568,8 +569,8 @@ static void nccl_failures(void **state)
         unsetenv("FAKE_NCCL_FAIL");
         skip(); /* one rank exchanges nothing */
     }
-    /* The third send, receive or group end of a run of 8 steps (one exchange every other step
-     * where halos are two deep, one round each, as only y is split), and an asynchronous error
+    /* The third send, receive or group end of a run of 12 steps (an exchange before every D-th
+     * step, halos D <= 4 deep, one round each, as only y is split), and an asynchronous error
      * after the third group. */
     const char *calls[] = {"ncclSend", "ncclRecv", "ncclGroupEnd", "async"};
     for (int c = 0; c < 4; c++) {
@@ -580,7 +581,7 @@ static void nccl_failures(void **state)
         CHECK_OK(gp_mpi_grid_run(g, 2));
         snprintf(spec, sizeof spec, "%s:3:%d", calls[c], who);
         setenv("FAKE_NCCL_FAIL", spec, 1);
-        expect_failure(gp_mpi_grid_run(g, 8), GP_ERROR_BACKEND, who, spec);
+        expect_failure(gp_mpi_grid_run(g, 12), GP_ERROR_BACKEND, who, spec);
         const char *says = c == 3 ? "asynchronous error" : calls[c];
         if (!strstr(gp_last_error(), says)) note("%s: \"%s\" does not say \"%s\"", spec, gp_last_error(), says);
         unsetenv("FAKE_NCCL_FAIL");
