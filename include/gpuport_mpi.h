@@ -5,12 +5,13 @@
  * halo on every side that has a neighbour, in gpuport buffers on its device. Each step
  * computes the cells next to the halos first, then their faces travel to the neighbours while
  * the block's interior is computed. Where the grid is split along one dimension only, into
- * blocks at least 4 cells thick, the halos are two cells deep and travel before every other
- * step, the step after them computing the inner halo cells too: half the messages, for one
- * layer of cells computed twice. GPUPORT_MPI_HALO_DEPTH=1 keeps them one cell deep (2 or auto,
- * the default: as above; every rank must say the same). The faces travel by one of four
- * transports (see gp_mpi_transport): NCCL or RCCL on the devices, device-aware MPI, host MPI
- * from mapped memory, or host MPI through pinned host memory. The result is gp_stencil_run's on
+ * blocks at least 4 cells thick, the halos are D cells deep, D as large as half the thinnest
+ * block allows up to 4, and travel before every D-th step, the steps after them computing the
+ * inner halo cells too: a D-th of the messages, for (D - 1) / 2 layers of cells computed twice
+ * a step on each side. GPUPORT_MPI_HALO_DEPTH=1 to 4 asks for at most that depth (1: one cell,
+ * before every step; auto, the default: as above); every rank must say the same. The faces
+ * travel by one of four transports (see gp_mpi_transport): NCCL or RCCL on the devices,
+ * device-aware MPI, host MPI from mapped memory, or host MPI through pinned host memory. The result is gp_stencil_run's on
  * one device, cell for cell and bit for bit, whichever transport carries the halos.
  *
  * Every function here is collective over the communicator it was given (every rank calls it,
@@ -80,7 +81,7 @@ typedef struct gp_mpi_block {
 GP_API gp_status gp_mpi_grid_get_block(const gp_mpi_grid *grid, gp_mpi_block *block); /**< not collective */
 /** The local array of a field, for kernels of your own (GP_MPI_SOURCE once scattered); not
  * collective. Halo cells hold whatever the last exchange brought (a run brings the source's,
- * where halos are two deep, at its start). */
+ * where halos are more than one deep, at its start). */
 GP_API gp_status gp_mpi_grid_get_view(const gp_mpi_grid *grid, gp_mpi_field field, gp_view *view);
 
 /** The whole grid (nx * ny * nz elements of the stencil's type, x fastest) from host memory on
@@ -91,7 +92,7 @@ GP_API gp_status gp_mpi_grid_gather(gp_mpi_grid *grid, gp_mpi_field field, int r
 /** @} */
 
 /** steps applications of the stencil to GP_MPI_U, a halo exchange before each (before every
- * other, the first included, where halos are two deep); returns when they are done on every
+ * D-th, the first included, where halos are D deep); returns when they are done on every
  * rank. */
 GP_API gp_status gp_mpi_grid_run(gp_mpi_grid *grid, size_t steps);
 
@@ -136,8 +137,8 @@ typedef struct gp_mpi_stats {
                           on the devices the host does not wait for them, and this stays 0 */
     size_t exchanges;  /**< gp_mpi_grid_exchange calls */
     double exchange_s; /**< seconds in them: packing, copies, messages, unpacking */
-    size_t halo_bytes; /**< bytes this rank sends, and receives, per step (halos two deep: half
-                          an exchange's) */
+    size_t halo_bytes; /**< bytes this rank sends, and receives, per step (halos D deep: a D-th
+                          of an exchange's) */
 } gp_mpi_stats;
 /** This rank's costs so far. */
 GP_API gp_status gp_mpi_grid_get_stats(const gp_mpi_grid *grid, gp_mpi_stats *stats);

@@ -269,9 +269,9 @@ static gp_status choose_dims(const char *fn, const gp_stencil *stencil, const in
  * allow (half the thinnest) up to 4, or GPUPORT_MPI_HALO_DEPTH (1 to 4) where that is less;
  * otherwise 1. Faces D cells thick travel before every D-th step, the step after an exchange
  * computing D - 1 halo cells more on each side (steps.c). A D-th of the messages for (D - 1) / 2
- * planes more computed a step on each side. 3D weak, 256^3 a GPU under NCCL, on 2 / 4 H200s
- * (docs/scaling.md): D = 4 0.0433-0.0438 / 0.0439-0.0446 ms a step, D = 2 0.0455 / 0.0531-0.0534,
- * D = 1 0.0459-0.0460 / 0.0531-0.0539. */
+ * planes more computed a step on each side. On four H200s under NCCL (docs/scaling.md), 3D weak
+ * 256^3 a GPU: 0.0461 ms a step at D = 4 against 0.0530-0.0547 at D = 2; 3D strong 512^3:
+ * 0.0815-0.0818 against 0.0841-0.0844. On pocl no difference showed through the noise. */
 static gp_status halo_depth(const char *fn, const gp_stencil *stencil, const int dims[3], int *depth)
 {
     const char *env = getenv("GPUPORT_MPI_HALO_DEPTH");
