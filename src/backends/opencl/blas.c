@@ -105,22 +105,30 @@ static gp__cblas_sgemm_fn *gp__cblas_sgemm;
 static gp__cblas_dgemm_fn *gp__cblas_dgemm;
 static char gp__openblas_text[512]; /* "OpenBLAS 0.3.21 (host)", or why there is none */
 
-/* Whether OpenBLAS chose kernels older than the CPU: it falls back to SSE3 ones (Prescott and
- * its kin) for a CPU model it does not know, such as Debian 12's 0.3.21 on some virtual
- * machines' Xeons, and runs 5-10x below what the cores do. Such a library serves GP_GEMM_VENDOR
- * but not GP_GEMM_AUTO. */
-static int gp__openblas_generic(const char *core)
+/* Whether OpenBLAS chose kernels older than the CPU, and if so which OPENBLAS_CORETYPE would fit
+ * it (NULL: none older). For a CPU model it does not know, Debian 12's 0.3.21 falls back to
+ * SSE3 kernels (Prescott and its kin) on some virtual machines' Xeons, 5-10x below what the cores
+ * do, and to its AVX2 ones (Haswell) on AVX-512 EPYCs: there, on 2 cores, half of what
+ * OPENBLAS_CORETYPE=SkylakeX makes, and DGEMM at 0.5-0.7x gpuport's kernel (docs/performance.md).
+ * Such a library serves GP_GEMM_VENDOR but not GP_GEMM_AUTO. */
+static const char *gp__openblas_older(const char *core)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-    static const char *const old[] = {"Prescott", "Core2",  "Penryn", "Dunnington", "Nehalem",      "Atom",
-                                      "Katmai",   "Banias", "Opteron", "Opteron_SSE3", "Barcelona", "Nano"};
-    if (!core || !__builtin_cpu_supports("avx2")) return 0;
-    for (size_t i = 0; i < sizeof old / sizeof old[0]; i++)
-        if (strcmp(core, old[i]) == 0) return 1;
+    static const char *const before_avx2[] = {"Prescott", "Core2",        "Penryn",    "Dunnington", "Nehalem",
+                                              "Atom",     "Katmai",       "Banias",    "Opteron",    "Opteron_SSE3",
+                                              "Barcelona", "Nano",        "SandyBridge"};
+    static const char *const avx2[] = {"Haswell", "Zen"};
+    if (!core || !__builtin_cpu_supports("avx2")) return NULL;
+    for (size_t i = 0; i < sizeof before_avx2 / sizeof before_avx2[0]; i++)
+        if (strcmp(core, before_avx2[i]) == 0) return "Haswell or SkylakeX";
+    int avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                 __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+    for (size_t i = 0; avx512 && i < sizeof avx2 / sizeof avx2[0]; i++)
+        if (strcmp(core, avx2[i]) == 0) return "SkylakeX";
 #else
     (void)core;
 #endif
-    return 0;
+    return NULL;
 }
 
 /* 1 once OpenBLAS is loaded; 0 with the reason in gp__openblas_text. */
@@ -153,13 +161,12 @@ static int gp__openblas_load(void)
             if (!config_text) snprintf(gp__openblas_text, sizeof gp__openblas_text, "OpenBLAS (host)");
             char *(*get_core)(void) = NULL;
             memcpy(&get_core, &corename, sizeof corename);
-            const char *core = get_core ? get_core() : NULL;
-            if (gp__openblas_generic(core)) /* no " (host)" then: GP_GEMM_AUTO takes gpuport's kernel */
+            const char *core = get_core ? get_core() : NULL, *fit = gp__openblas_older(core);
+            if (fit) /* no " (host)" then: GP_GEMM_AUTO takes gpuport's kernel */
                 snprintf(gp__openblas_text + strlen(gp__openblas_text) - 1,
                          sizeof gp__openblas_text - strlen(gp__openblas_text) + 1,
-                         ", %s kernels: this OpenBLAS does not know the CPU; OPENBLAS_CORETYPE=Haswell or SkylakeX "
-                         "chooses its own)",
-                         core);
+                         ", %s kernels: this OpenBLAS does not know the CPU; OPENBLAS_CORETYPE=%s chooses its own)",
+                         core, fit);
             gp__cl_host->debug("load", "opencl: %s loaded", gp__openblas_text);
         }
     }

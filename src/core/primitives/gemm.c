@@ -616,8 +616,8 @@ static gp_status run_vendor(gp_stream *s, gp_type type, size_t m, size_t n, size
 
 /* GP_GEMM_AUTO: GPUPORT_GEMM where set; else the vendor's BLAS where it was measured faster than
  * gpuport's kernel, gpuport's kernel everywhere else (docs/primitives.md):
- * - the host's own BLAS on a CPU device's memory (OpenBLAS, 2-3x gpuport's kernel there; its
- *   text says " (host)", which it does not where OpenBLAS runs kernels older than the CPU);
+ * - the host's own BLAS on a CPU device's memory (OpenBLAS; its text says " (host)", which it
+ *   does not where OpenBLAS runs kernels older than the CPU, and gpuport's kernel was faster);
  * - cuBLAS on the CUDA backend for f64 at every size and for f32 below 2048^3 multiply-adds (an
  *   H100, 2026-11-28: gpuport's DGEMM at 0.84-0.92x cuBLAS from N = 1024, its SGEMM at 0.90x at
  *   N = 1024 and 0.97-1.01x from 2048). */
