@@ -109,7 +109,8 @@ static char gp__openblas_text[512]; /* "OpenBLAS 0.3.21 (host)", or why there is
  * it (NULL: none older). For a CPU model it does not know, Debian 12's 0.3.21 falls back to
  * SSE3 kernels (Prescott and its kin) on some virtual machines' Xeons, 5-10x below what the cores
  * do, and to its AVX2 ones (Haswell) on AVX-512 EPYCs: there, on 2 cores, half of what
- * OPENBLAS_CORETYPE=SkylakeX makes, and DGEMM at 0.5-0.7x gpuport's kernel (docs/performance.md).
+ * OPENBLAS_CORETYPE=SkylakeX makes, DGEMM from N = 1024 at 0.6-0.75x gpuport's kernel
+ * (docs/performance.md).
  * Such a library serves GP_GEMM_VENDOR but not GP_GEMM_AUTO. */
 static const char *gp__openblas_older(const char *core)
 {
