@@ -682,7 +682,8 @@ typedef enum gp_transpose { GP_NO_TRANS = 0, GP_TRANS = 1 } gp_transpose;
 typedef enum gp_gemm_impl {
     GP_GEMM_AUTO = 0,    /**< GPUPORT_GEMM=gpuport|vendor when set; else the vendor's library where
                             it was measured faster: the host's own BLAS on CPU devices
-                            (gp_gemm_vendor_info's text ends in " (host)"), cuBLAS on CUDA
+                            (gp_gemm_vendor_info's text ends in " (host)"; where it says
+                            " (host for f32, ", for f32 from 1024^3 multiply-adds), cuBLAS on CUDA
                             devices for f64 and for f32 below 2048^3 multiply-adds; gpuport's
                             kernel everywhere else */
     GP_GEMM_GPUPORT = 1, /**< gpuport's tiled kernel */

@@ -108,12 +108,13 @@ static char gp__openblas_text[512]; /* "OpenBLAS 0.3.21 (host)", or why there is
 /* Whether OpenBLAS chose kernels older than the CPU, and if so which OPENBLAS_CORETYPE would fit
  * it (NULL: none older). For a CPU model it does not know, Debian 12's 0.3.21 falls back to
  * SSE3 kernels (Prescott and its kin) on some virtual machines' Xeons, 5-10x below what the cores
- * do, and to its AVX2 ones (Haswell) on AVX-512 EPYCs: there, on 2 cores, half of what
- * OPENBLAS_CORETYPE=SkylakeX makes, DGEMM from N = 1024 at 0.6-0.75x gpuport's kernel
- * (docs/performance.md).
- * Such a library serves GP_GEMM_VENDOR but not GP_GEMM_AUTO. */
-static const char *gp__openblas_older(const char *core)
+ * do, and to its AVX2 ones (Haswell) on AVX-512 EPYCs. There, on 2 cores, they make half of what
+ * OPENBLAS_CORETYPE=SkylakeX makes: DGEMM from N = 1024 at 0.6-0.75x gpuport's kernel, but SGEMM
+ * at 1.0-1.1x it (docs/performance.md), so *f32_ok is then set. Such a library serves
+ * GP_GEMM_VENDOR, and GP_GEMM_AUTO only for f32 where *f32_ok says so (from what size: gemm.c). */
+static const char *gp__openblas_older(const char *core, int *f32_ok)
 {
+    *f32_ok = 0;
 #if defined(__x86_64__) && defined(__GNUC__)
     static const char *const before_avx2[] = {"Prescott", "Core2",        "Penryn",    "Dunnington", "Nehalem",
                                               "Atom",     "Katmai",       "Banias",    "Opteron",    "Opteron_SSE3",
@@ -125,7 +126,10 @@ static const char *gp__openblas_older(const char *core)
     int avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
                  __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
     for (size_t i = 0; avx512 && i < sizeof avx2 / sizeof avx2[0]; i++)
-        if (strcmp(core, avx2[i]) == 0) return "SkylakeX";
+        if (strcmp(core, avx2[i]) == 0) {
+            *f32_ok = 1;
+            return "SkylakeX";
+        }
 #else
     (void)core;
 #endif
@@ -162,12 +166,13 @@ static int gp__openblas_load(void)
             if (!config_text) snprintf(gp__openblas_text, sizeof gp__openblas_text, "OpenBLAS (host)");
             char *(*get_core)(void) = NULL;
             memcpy(&get_core, &corename, sizeof corename);
-            const char *core = get_core ? get_core() : NULL, *fit = gp__openblas_older(core);
-            if (fit) /* no " (host)" then: GP_GEMM_AUTO takes gpuport's kernel */
+            int f32_ok;
+            const char *core = get_core ? get_core() : NULL, *fit = gp__openblas_older(core, &f32_ok);
+            if (fit) /* no " (host)" then: GP_GEMM_AUTO takes gpuport's kernel, or it for f64 only */
                 snprintf(gp__openblas_text + strlen(gp__openblas_text) - 1,
                          sizeof gp__openblas_text - strlen(gp__openblas_text) + 1,
-                         ", %s kernels: this OpenBLAS does not know the CPU; OPENBLAS_CORETYPE=%s chooses its own)",
-                         core, fit);
+                         "%s, %s kernels: this OpenBLAS does not know the CPU; OPENBLAS_CORETYPE=%s chooses its own)",
+                         f32_ok ? " for f32" : "", core, fit);
             gp__cl_host->debug("load", "opencl: %s loaded", gp__openblas_text);
         }
     }

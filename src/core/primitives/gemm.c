@@ -617,7 +617,10 @@ static gp_status run_vendor(gp_stream *s, gp_type type, size_t m, size_t n, size
 /* GP_GEMM_AUTO: GPUPORT_GEMM where set; else the vendor's BLAS where it was measured faster than
  * gpuport's kernel, gpuport's kernel everywhere else (docs/primitives.md):
  * - the host's own BLAS on a CPU device's memory (OpenBLAS; its text says " (host)", which it
- *   does not where OpenBLAS runs kernels older than the CPU, and gpuport's kernel was faster);
+ *   does not where OpenBLAS runs kernels older than the CPU, and gpuport's kernel was faster;
+ *   " (host for f32, " where only its SGEMM kept up, from 1024^3 multiply-adds: its AVX2 kernels
+ *   on a CPU with AVX-512; on 2 EPYC cores gpuport's SGEMM ran at 0.64-1.52x it at N = 512 and
+ *   0.90-0.99x from N = 1024, its DGEMM at 1.37-1.57x from N = 1024);
  * - cuBLAS on the CUDA backend for f64 at every size and for f32 below 2048^3 multiply-adds (an
  *   H100, 2026-11-28: gpuport's DGEMM at 0.84-0.92x cuBLAS from N = 1024, its SGEMM at 0.90x at
  *   N = 1024 and 0.97-1.01x from 2048). */
@@ -637,10 +640,12 @@ static gp_status pick_impl(gp_device *dev, gp_type type, size_t m, size_t n, siz
     *impl = GP_GEMM_GPUPORT;
     /* The vendor's library is asked about only where it could be taken. */
     int cpu = dev->info.type == GP_DEVICE_CPU;
-    int cuda = strcmp(dev->info.backend, "cuda") == 0 &&
-               (type == GP_F64 || (double)m * (double)n * (double)k < 2048.0 * 2048.0 * 2048.0);
+    double mnk = (double)m * (double)n * (double)k;
+    int cuda = strcmp(dev->info.backend, "cuda") == 0 && (type == GP_F64 || mnk < 2048.0 * 2048.0 * 2048.0);
     if ((cpu || cuda) && dev->be->blas_info && dev->be->blas_info(dev->impl, text, sizeof text) == GP_SUCCESS &&
-        (cpu ? strstr(text, " (host)") != NULL : strncmp(text, "cuBLAS", 6) == 0))
+        (cpu ? strstr(text, " (host)") || (type == GP_F32 && mnk >= 1024.0 * 1024.0 * 1024.0 &&
+                                             strstr(text, " (host for f32, "))
+             : strncmp(text, "cuBLAS", 6) == 0))
         *impl = GP_GEMM_VENDOR;
     return GP_SUCCESS;
 }
