@@ -110,7 +110,7 @@ static char gp__openblas_text[512]; /* "OpenBLAS 0.3.21 (host)", or why there is
  * SSE3 kernels (Prescott and its kin) on some virtual machines' Xeons, 5-10x below what the cores
  * do, and to its AVX2 ones (Haswell) on AVX-512 EPYCs. There, on 2 cores, they make half of what
  * OPENBLAS_CORETYPE=SkylakeX makes: DGEMM from N = 1024 at 0.6-0.75x gpuport's kernel, but SGEMM
- * at 1.0-1.1x it (docs/performance.md), so *f32_ok is then set. Such a library serves
+ * at 1.0-1.15x it (docs/performance.md), so *f32_ok is then set. Such a library serves
  * GP_GEMM_VENDOR, and GP_GEMM_AUTO only for f32 where *f32_ok says so (from what size: gemm.c). */
 static const char *gp__openblas_older(const char *core, int *f32_ok)
 {

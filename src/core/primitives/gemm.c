@@ -620,7 +620,7 @@ static gp_status run_vendor(gp_stream *s, gp_type type, size_t m, size_t n, size
  *   does not where OpenBLAS runs kernels older than the CPU, and gpuport's kernel was faster;
  *   " (host for f32, " where only its SGEMM kept up, from 1024^3 multiply-adds: its AVX2 kernels
  *   on a CPU with AVX-512; on 2 EPYC cores gpuport's SGEMM ran at 0.64-1.52x it at N = 512 and
- *   0.90-0.99x from N = 1024, its DGEMM at 1.37-1.57x from N = 1024);
+ *   0.88-0.99x from N = 1024, its DGEMM at 1.37-1.57x from N = 1024);
  * - cuBLAS on the CUDA backend for f64 at every size and for f32 below 2048^3 multiply-adds (an
  *   H100, 2026-11-28: gpuport's DGEMM at 0.84-0.92x cuBLAS from N = 1024, its SGEMM at 0.90x at
  *   N = 1024 and 0.97-1.01x from 2048). */
