@@ -323,8 +323,82 @@ static void destroyed_while_queued(void **state)
     free(got);
 }
 
+/* One-dimensional launches that CUDA runs as fewer blocks, each taking several work-groups in
+ * turn (GPUPORT_COARSEN): every work-item must still see the ids of the launch asked for, a
+ * return must end only its own work-group, and a grid loop must still stride by the launch's
+ * size. Checked against the ids computed here, with the setting forced to 3 (groups that do
+ * not divide evenly), 4 and auto, and on launches large enough for auto to take effect on any
+ * GPU here; elsewhere the same launches check the plain path. */
+static const char *ids_src =
+    "GP_KERNEL void ids1d(GP_GLOBAL uint *out, uint n)\n"
+    "{\n"
+    "    uint i = gp_global_id(0);\n"
+    "    if (i >= n) return;\n"
+    "    out[4u * i] = gp_group_id(0);\n"
+    "    out[4u * i + 1u] = gp_num_groups(0);\n"
+    "    out[4u * i + 2u] = gp_global_size(0);\n"
+    "    if (gp_local_id(0) % 2u) return;\n"
+    "    out[4u * i + 3u] = gp_local_id(0) + 1000u * gp_local_size(0);\n"
+    "}\n"
+    "GP_KERNEL void strided(GP_GLOBAL uint *out, uint n)\n"
+    "{\n"
+    "    GP_FOR(i, n) out[i] = 3u * i + 1u;\n"
+    "}\n";
+
+static void coarsened_ids(void **state)
+{
+    (void)state;
+    static const char *const settings[] = {"3", "4", "auto"};
+    const size_t local = 64 <= tst_info.max_work_group_size ? 64 : tst_info.max_work_group_size;
+    for (size_t s = 0; s < sizeof settings / sizeof settings[0]; s++) {
+        setenv("GPUPORT_COARSEN", settings[s], 1);
+        gp_program *p = tst_program(ids_src, NULL);
+        gp_kernel *ids = tst_kernel(p, "ids1d"), *strided = tst_kernel(p, "strided");
+        unsetenv("GPUPORT_COARSEN");
+        /* 1 group; 38 (the last block of three or four groups short); 9000 groups, past what auto
+         * needs (32 groups per multiprocessor of the largest GPUs, twice over) */
+        const uint32_t sizes[] = {5, (uint32_t)(37 * local + 5), (uint32_t)(9000 * local - 3)};
+        for (size_t c = 0; c < 3; c++) {
+            const uint32_t n = sizes[c];
+            const size_t global = (size_t)n + 2 * local, groups = (global + local - 1) / local;
+            uint32_t *out = tst_malloc((size_t)n * 16), fill = SENTINEL;
+            gp_buffer *b = tst_buffer(GP_MEMORY_DEVICE, (size_t)n * 16);
+            GP_OK(gp_buffer_fill(NULL, b, 0, (size_t)n * 16, &fill, 4));
+            gp_arg args[] = {GP_BUFFER(b), GP_VALUE(n)};
+            GP_OK(gp_kernel_launch(NULL, ids, 1, &global, &local, 2, args));
+            GP_OK(gp_buffer_read(NULL, b, 0, out, (size_t)n * 16));
+            for (uint32_t i = 0; i < n; i++) {
+                const uint32_t l = (uint32_t)(i % local),
+                               want[4] = {(uint32_t)(i / local), (uint32_t)groups, (uint32_t)(groups * local),
+                                          l % 2 ? SENTINEL : l + 1000u * (uint32_t)local};
+                for (int f = 0; f < 4; f++)
+                    if (out[4 * i + f] != want[f])
+                        fail_msg("GPUPORT_COARSEN=%s, n = %u: work-item %u, field %d is %u, expected %u", settings[s],
+                                 n, i, f, out[4 * i + f], want[f]);
+            }
+            /* A grid loop over 4n elements launched with n work-items. */
+            const uint32_t four = 4 * n;
+            const size_t items = n;
+            GP_OK(gp_buffer_fill(NULL, b, 0, (size_t)four * 4, &fill, 4));
+            gp_arg sargs[] = {GP_BUFFER(b), GP_VALUE(four)};
+            GP_OK(gp_kernel_launch(NULL, strided, 1, &items, &local, 2, sargs));
+            GP_OK(gp_buffer_read(NULL, b, 0, out, (size_t)four * 4));
+            for (uint32_t i = 0; i < four; i++)
+                if (out[i] != 3 * i + 1)
+                    fail_msg("GPUPORT_COARSEN=%s, grid loop over %u with %u work-items: element %u is %u",
+                             settings[s], four, n, i, out[i]);
+            GP_OK(gp_buffer_destroy(b));
+            free(out);
+        }
+        GP_OK(gp_kernel_destroy(ids));
+        GP_OK(gp_kernel_destroy(strided));
+        GP_OK(gp_program_destroy(p));
+    }
+}
+
 const struct CMUnitTest tst_launch_tests[] = {
     cmocka_unit_test(grids),      cmocka_unit_test(scalar_and_struct_args), cmocka_unit_test(empty_launch),
     cmocka_unit_test(parameters), cmocka_unit_test(typed_values),           cmocka_unit_test(destroyed_while_queued),
+    cmocka_unit_test(coarsened_ids),
 };
 const size_t tst_launch_tests_count = sizeof tst_launch_tests / sizeof tst_launch_tests[0];

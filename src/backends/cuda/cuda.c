@@ -1,5 +1,6 @@
 /* What only CUDA does: the primary context, NVRTC's targets and code, driver checks. */
 #include "../cuhip/cuhip.h"
+#include "coarsen.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,22 +165,19 @@ size_t gp__ch_vendor_rtc_options(gp__ch_device *d, const char **opts, size_t max
     return count;
 }
 
-gp_status gp__ch_vendor_rtc_code(gp__ch_device *d, ch_rtc_program prog, int kind, void **code, size_t *bytes)
+/* One kind of NVRTC's output, malloc'ed (PTX NUL-terminated). */
+static gp_status nv_output(ch_rtc_program prog, int kind, char **code, size_t *bytes)
 {
-    (void)d;
     size_t n = 0;
     nvrtcResult r = kind == GP__CH_CODE_CUBIN ? gp__ch.rtc_get_cubin_size(prog, &n) : gp__ch.rtc_get_ptx_size(prog, &n);
-    if (r != NVRTC_SUCCESS || n == 0) {
-        gp__ch_host->set_error("NVRTC gave no code: %s (%d)", gp__ch.rtc_get_error_string(r), (int)r);
-        return GP_ERROR_BACKEND;
-    }
-    char *p = malloc(n);
-    if (!p) {
+    char *p = r == NVRTC_SUCCESS && n ? malloc(n) : NULL;
+    if (r == NVRTC_SUCCESS && n && !p) {
         gp__ch_host->set_error("out of host memory");
         return GP_ERROR_OUT_OF_HOST_MEMORY;
     }
-    r = kind == GP__CH_CODE_CUBIN ? gp__ch.rtc_get_cubin(prog, p) : gp__ch.rtc_get_ptx(prog, p);
-    if (r != NVRTC_SUCCESS) {
+    if (p)
+        r = kind == GP__CH_CODE_CUBIN ? gp__ch.rtc_get_cubin(prog, p) : gp__ch.rtc_get_ptx(prog, p);
+    if (!p || r != NVRTC_SUCCESS) {
         free(p);
         gp__ch_host->set_error("NVRTC gave no code: %s (%d)", gp__ch.rtc_get_error_string(r), (int)r);
         return GP_ERROR_BACKEND;
@@ -189,6 +187,37 @@ gp_status gp__ch_vendor_rtc_code(gp__ch_device *d, ch_rtc_program prog, int kind
     *code = p;
     *bytes = n;
     return GP_SUCCESS;
+}
+
+gp_status gp__ch_vendor_rtc_code(gp__ch_device *d, ch_rtc_program prog, int *kind, void **code, size_t *bytes)
+{
+    (void)d;
+    char *ptx, *out;
+    size_t n, twins = 0;
+    /* Where a kernel gains a twin (coarsen.h), the program is its PTX with the twins, which
+     * the driver compiles when it loads it. */
+    gp_status st = nv_output(prog, GP__CH_CODE_PTX, &ptx, &n);
+    if (st != GP_SUCCESS)
+        return st;
+    char *twinned = gp__coarsen_ptx(ptx, &twins);
+    if (twinned) {
+        free(ptx);
+        gp__ch_host->debug("compile", "%zu kernel(s) of the program can run several work-groups a block", twins);
+        *kind = GP__CH_CODE_PTX;
+        *code = twinned;
+        *bytes = strlen(twinned) + 1;
+        return GP_SUCCESS;
+    }
+    if (*kind == GP__CH_CODE_PTX) {
+        *code = ptx;
+        *bytes = n;
+        return GP_SUCCESS;
+    }
+    free(ptx);
+    st = nv_output(prog, *kind, &out, bytes);
+    if (st == GP_SUCCESS)
+        *code = out;
+    return st;
 }
 
 int gp__ch_vendor_code_ok(int kind, const void *code, size_t bytes)

@@ -261,8 +261,9 @@ void gp__ch_vendor_cache_id(gp__ch_device *d, char *buf, size_t len);
  * to the code kind gp__ch_vendor_rtc_code will produce. */
 size_t gp__ch_vendor_rtc_options(gp__ch_device *d, const char **opts, size_t max, char *buf, size_t buf_len,
                                  int *kind);
-/* The compiled code of prog, malloc'ed. */
-gp_status gp__ch_vendor_rtc_code(gp__ch_device *d, ch_rtc_program prog, int kind, void **code, size_t *bytes);
+/* The compiled code of prog, malloc'ed; *kind may change to PTX where CUDA's kernels gain
+ * twins (coarsen.h). */
+gp_status gp__ch_vendor_rtc_code(gp__ch_device *d, ch_rtc_program prog, int *kind, void **code, size_t *bytes);
 /* Whether code of this kind can be handed to the loader (shape checks only). */
 int gp__ch_vendor_code_ok(int kind, const void *code, size_t bytes);
 /* Parameter sizes of a kernel: the first max into sizes, the count of all into *n; returns 0

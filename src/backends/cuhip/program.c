@@ -13,6 +13,12 @@
 
 typedef struct ch_kernel {
     ch_function fn;
+    /* The twin that runs several work-groups a block (CUDA's coarsen.h), or NULL; the most
+     * work-items a group of it takes; GPUPORT_COARSEN as read when the kernel was made (0 for
+     * auto, else the work-groups a block runs); the device's multiprocessors. */
+    ch_function twin;
+    size_t twin_max_group;
+    unsigned coarsen, units;
 #ifdef CH_FUNC_ATTR_MAX_DYNAMIC_SHARED
     _Atomic size_t dynamic_ok; /* dynamic shared memory the kernel has been opted in to */
 #endif
@@ -158,7 +164,7 @@ gp_status gp__ch_program_build(void *dev, const char *source, void **binary, siz
     void *code = NULL;
     gp_status st = ch_compile(d, prog, &kind);
     if (st == GP_SUCCESS)
-        st = gp__ch_vendor_rtc_code(d, prog, kind, &code, &bytes);
+        st = gp__ch_vendor_rtc_code(d, prog, &kind, &code, &bytes);
     gp__ch.rtc_destroy_program(&prog);
     if (st == GP_SUCCESS)
         st = ch_wrap(code, bytes, kind, binary, binary_bytes);
@@ -210,8 +216,66 @@ void gp__ch_program_destroy(void *dev, void *program)
 
 /* ---- Kernels ---- */
 
+/* GPUPORT_COARSEN: auto (or unset), off, or the work-groups each block runs, 1 to 64. */
+static int ch_coarsen_setting(unsigned *out)
+{
+    const char *v = getenv("GPUPORT_COARSEN");
+    char *end;
+    *out = 0;
+    if (!v || !v[0] || strcmp(v, "auto") == 0)
+        return 1;
+    if (strcmp(v, "off") == 0) {
+        *out = 1;
+        return 1;
+    }
+    unsigned long n = strtoul(v, &end, 10);
+    if (v[0] < '0' || v[0] > '9' || *end || n < 1 || n > 64)
+        return 0;
+    *out = (unsigned)n;
+    return 1;
+}
+
+/* The kernel's twin, where the program has one: a kernel without it is launched as asked. */
+static void ch_twin(gp__ch_device *d, ch_module m, const char *name, ch_kernel *k)
+{
+    char twin_name[256];
+    int max_threads = 0, units = 0;
+    ch_function fn;
+    k->twin = NULL;
+    if ((size_t)snprintf(twin_name, sizeof twin_name, "%s__gp_vg", name) >= sizeof twin_name ||
+        gp__ch.module_get_function(&fn, m, twin_name) != CH_SUCCESS ||
+        gp__ch.func_get_attribute(&max_threads, CH_FUNC_ATTR_MAX_THREADS_PER_BLOCK, fn) != CH_SUCCESS ||
+        gp__ch.device_get_attribute(&units, CH_ATTR_COMPUTE_UNITS, d->device) != CH_SUCCESS || units < 1)
+        return;
+    k->twin = fn;
+    k->twin_max_group = (size_t)max_threads;
+    k->units = (unsigned)units;
+}
+
+/* How many work-groups each block of a launch runs. Auto: eight, or fewer where the blocks
+ * would not fill the device 32 times over (a launch too small to gain from it runs as asked). */
+static unsigned ch_per_block(const ch_kernel *k, const size_t groups[3], const size_t local[3])
+{
+    if (!k->twin || k->coarsen == 1 || groups[1] != 1 || groups[2] != 1 || groups[0] > UINT_MAX - 64 ||
+        local[0] * local[1] * local[2] > k->twin_max_group)
+        return 1;
+    if (k->coarsen)
+        return k->coarsen;
+    unsigned per = 8;
+    while (per > 1 && groups[0] / per < 32 * (size_t)k->units)
+        per /= 2;
+    return per;
+}
+
 gp_status gp__ch_kernel_create(void *dev, void *program, const char *name, void **out, gp__kernel_props *props)
 {
+    unsigned coarsen;
+    if (!ch_coarsen_setting(&coarsen)) {
+        gp__ch_host->set_error("GPUPORT_COARSEN is '%s'; use auto, off, or how many work-groups each block runs "
+                               "(1 to 64)",
+                               getenv("GPUPORT_COARSEN"));
+        return GP_ERROR_INVALID_ARGUMENT;
+    }
     CH_ENTER(dev);
     ch_function fn;
     ch_result r = gp__ch.module_get_function(&fn, (ch_module)program, name);
@@ -244,6 +308,8 @@ gp_status gp__ch_kernel_create(void *dev, void *program, const char *name, void 
         gp__ch_vendor_param_sizes(fn, n, k->sizes, n, &n);
     props->nargs = k->nparams;
     props->max_group_size = max_threads > 0 ? (size_t)max_threads : 0;
+    k->coarsen = coarsen;
+    ch_twin(dev, (ch_module)program, name, k);
     props->local_bytes = shared > 0 ? (size_t)shared : 0;
     *out = k;
     return GP_SUCCESS;
@@ -329,12 +395,15 @@ gp_status gp__ch_launch(void *dev, void *stream, void *kernel, unsigned dims, co
             return GP_ERROR_INVALID_LAUNCH;
         }
     }
-    void *stack_params[CH_STACK_ARGS];
+    /* A twin takes two parameters after the kernel's: the launch's work-groups in x and how
+     * many each block runs. */
+    unsigned per = ch_per_block(k, groups, local), count = (unsigned)groups[0];
+    void *stack_params[CH_STACK_ARGS + 2];
     ch_slot stack_slots[CH_STACK_ARGS];
     void **params = stack_params;
     ch_slot *slots = stack_slots;
     if (nargs > CH_STACK_ARGS) {
-        params = malloc(nargs * sizeof *params);
+        params = malloc((nargs + 2) * sizeof *params);
         slots = malloc(nargs * sizeof *slots);
         if (!params || !slots) {
             free(params);
@@ -360,7 +429,12 @@ gp_status gp__ch_launch(void *dev, void *stream, void *kernel, unsigned dims, co
     }
 #endif
     if (st == GP_SUCCESS) {
-        ch_result r = gp__ch.launch_kernel(k->fn, (unsigned)groups[0], (unsigned)groups[1], (unsigned)groups[2],
+        if (shared) /* a twin has no shared memory to opt in to */
+            per = 1;
+        params[nargs] = &count;
+        params[nargs + 1] = &per;
+        ch_result r = gp__ch.launch_kernel(per > 1 ? k->twin : k->fn, (count + per - 1) / per, (unsigned)groups[1],
+                                           (unsigned)groups[2],
                                            (unsigned)local[0], (unsigned)local[1], (unsigned)local[2],
                                            (unsigned)shared, (ch_stream)stream, params, NULL);
         if (r != CH_SUCCESS) {

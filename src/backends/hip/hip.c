@@ -247,7 +247,7 @@ size_t gp__ch_vendor_rtc_options(gp__ch_device *d, const char **opts, size_t max
     return count;
 }
 
-gp_status gp__ch_vendor_rtc_code(gp__ch_device *d, ch_rtc_program prog, int kind, void **code, size_t *bytes)
+gp_status gp__ch_vendor_rtc_code(gp__ch_device *d, ch_rtc_program prog, int *kind, void **code, size_t *bytes)
 {
     (void)d, (void)kind;
     size_t n = 0;
