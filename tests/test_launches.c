@@ -1,6 +1,7 @@
 /* Proves 2D and 3D launches cover exactly their grid, scalar and struct arguments arrive intact,
  * a kernel tells its parameters as its source declares them and refuses arguments of the wrong
- * kind or type, and objects destroyed while queued work still uses them last until it is done. */
+ * kind or type, objects destroyed while queued work still uses them last until it is done, and
+ * one-dimensional launches run as fewer blocks (CUDA) keep every work-item's ids. */
 #include "common.h"
 
 #include <stdio.h>
@@ -327,8 +328,8 @@ static void destroyed_while_queued(void **state)
  * turn (GPUPORT_COARSEN): every work-item must still see the ids of the launch asked for, a
  * return must end only its own work-group, and a grid loop must still stride by the launch's
  * size. Checked against the ids computed here, with the setting forced to 3 (groups that do
- * not divide evenly), 4 and auto, and on launches large enough for auto to take effect on any
- * GPU here; elsewhere the same launches check the plain path. */
+ * not divide evenly), 4, auto and off, on launches large enough for auto to take effect on any
+ * GPU here; elsewhere the same launches check the plain path. Other values must be refused. */
 static const char *ids_src =
     "GP_KERNEL void ids1d(GP_GLOBAL uint *out, uint n)\n"
     "{\n"
@@ -348,13 +349,14 @@ static const char *ids_src =
 static void coarsened_ids(void **state)
 {
     (void)state;
-    static const char *const settings[] = {"3", "4", "auto"};
+    char *saved = tst_save_env("GPUPORT_COARSEN");
+    static const char *const settings[] = {"3", "4", "auto", "off"};
     const size_t local = 64 <= tst_info.max_work_group_size ? 64 : tst_info.max_work_group_size;
     for (size_t s = 0; s < sizeof settings / sizeof settings[0]; s++) {
-        setenv("GPUPORT_COARSEN", settings[s], 1);
+        tst_set_env("GPUPORT_COARSEN", settings[s]);
         gp_program *p = tst_program(ids_src, NULL);
         gp_kernel *ids = tst_kernel(p, "ids1d"), *strided = tst_kernel(p, "strided");
-        unsetenv("GPUPORT_COARSEN");
+        tst_set_env("GPUPORT_COARSEN", NULL);
         /* 1 group; 38 (the last block of three or four groups short); 9000 groups, past what auto
          * needs (32 groups per multiprocessor of the largest GPUs, twice over) */
         const uint32_t sizes[] = {5, (uint32_t)(37 * local + 5), (uint32_t)(9000 * local - 3)};
@@ -394,6 +396,21 @@ static void coarsened_ids(void **state)
         GP_OK(gp_kernel_destroy(strided));
         GP_OK(gp_program_destroy(p));
     }
+    /* Any other value is refused where the setting applies (CUDA and HIP), with its name. */
+    if (strcmp(tst_info.backend, "opencl") != 0) {
+        gp_program *p = tst_program(ids_src, NULL);
+        gp_kernel *k = NULL;
+        static const char *const bad[] = {"0", "65", "8x", "eight", "-2"};
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            tst_set_env("GPUPORT_COARSEN", bad[i]);
+            GP_EXPECT(gp_kernel_create(p, "ids1d", &k), GP_ERROR_INVALID_ARGUMENT);
+            tst_set_env("GPUPORT_COARSEN", NULL);
+            assert_null(k);
+            assert_non_null(strstr(gp_last_error(), "GPUPORT_COARSEN"));
+        }
+        GP_OK(gp_program_destroy(p));
+    }
+    tst_restore_env("GPUPORT_COARSEN", saved);
 }
 
 const struct CMUnitTest tst_launch_tests[] = {
