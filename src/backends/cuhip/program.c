@@ -235,7 +235,9 @@ static int ch_coarsen_setting(unsigned *out)
     return 1;
 }
 
-/* The kernel's twin, where the program has one: a kernel without it is launched as asked. */
+/* The kernel's twin, where the program has one: a kernel without it is launched as asked. Its
+ * name ends in cuda/coarsen.h's GP__COARSEN_SUFFIX (only CUDA's programs have twins, so the HIP
+ * plugin, which shares this file, finds none). */
 static void ch_twin(gp__ch_device *d, ch_module m, const char *name, ch_kernel *k)
 {
     char twin_name[256];
