@@ -75,6 +75,7 @@ typedef struct gemm_class {
     unsigned speed[2][3];
     unsigned at_once[2];
     unsigned min_slices[2]; /* the fewest slices of k that split_rounds takes (below) */
+    unsigned spread[2];     /* 1 + the shape that split_rounds spreads over slices of k when small, or 0 */
 } gemm_class;
 #define NVIDIA_F32 {{128, 128, 8, 8, 8}, {64, 128, 8, 8, 8}, {64, 32, 16, 4, 4}}
 static const gemm_class classes[] = {
@@ -82,23 +83,25 @@ static const gemm_class classes[] = {
      {NVIDIA_F32, {{128, 64, 8, 8, 8}, {64, 64, 8, 4, 4}, {32, 64, 8, 4, 4}}},
      {{100, 95, 63}, {100, 88, 77}},
      {1, 2},
-     {3, 3}},
+     {3, 3},
+     {2, 0}},
     {"NVIDIA GPU, OpenCL",
      {NVIDIA_F32, {{128, 128, 8, 8, 8}, {64, 64, 16, 4, 4}, {32, 64, 8, 4, 4}}},
      {{100, 95, 63}, {100, 76, 65}},
      {1, 1},
-     {3, 2}},
+     {3, 2},
+     {2, 0}},
     /* no AMD GPU was at hand: shapes without measurement, and no smaller ones */
-    {"AMD GPU", {{{128, 128, 16, 8, 8}}, {{64, 64, 16, 4, 4}}}, {{100}, {100}}, {1, 1}, {3, 3}},
-    {"GPU", {{{64, 64, 16, 4, 4}}, {{64, 64, 8, 4, 4}}}, {{100}, {100}}, {1, 1}, {3, 3}},
+    {"AMD GPU", {{{128, 128, 16, 8, 8}}, {{64, 64, 16, 4, 4}}}, {{100}, {100}}, {1, 1}, {3, 3}, {0, 0}},
+    {"GPU", {{{64, 64, 16, 4, 4}}, {{64, 64, 8, 4, 4}}}, {{100}, {100}}, {1, 1}, {3, 3}, {0, 0}},
     /* the direct variant, N = 1024 / 2048 against OpenBLAS 0.3.21 on the same cores: pocl 5.0 on
      * 16 Xeon cores f32 0.76 / 0.52x, f64 0.77 / 0.54x (f32 12x16 per item 0.62 / 0.55x, 16x16
      * 0.74 / 0.46x; f64 8x16 on 64x64x256 0.82 / 0.39x); pocl 3.1 on 2 EPYC cores f32 0.91 /
      * 0.90x, f64 1.63 / 1.51x */
-    {"CPU", {{{64, 64, 256, 8, 16}}, {{32, 64, 128, 8, 16}}}, {{100}, {100}}, {1, 1}, {3, 3}},
+    {"CPU", {{{64, 64, 256, 8, 16}}, {{32, 64, 128, 8, 16}}}, {{100}, {100}}, {1, 1}, {3, 3}, {0, 0}},
     /* the tiled variant on a CPU (GPUPORT_GEMM_KERNEL=tiled): pocl needs minutes to compile
      * bigger tiles */
-    {"CPU, tiled", {{{64, 64, 16, 4, 4}}, {{32, 32, 16, 4, 4}}}, {{100}, {100}}, {1, 1}, {3, 3}},
+    {"CPU, tiled", {{{64, 64, 16, 4, 4}}, {{32, 32, 16, 4, 4}}}, {{100}, {100}}, {1, 1}, {3, 3}, {0, 0}},
 };
 enum { NVIDIA_CUDA, NVIDIA_OPENCL, AMD, OTHER_GPU, CPU, CPU_TILED };
 
@@ -321,21 +324,46 @@ static gp_status params_for(gp_device *dev, gp_type type, gp_gemm_params *p, con
  * (NVIDIA's OpenCL's 128 x 128 DGEMM: 244 registers an item) took it from 38.9 / 42.0 / 46.4 /
  * 47.2 to 45.2 / 46.0 / 47.9 / 48.4 TFLOP/s at N = 2304 / 3072 / 5376 / 6144 on an H100; the 128 x
  * 128 SGEMM, counted as one group a unit too but of fewer registers, ran 16% / 11% slower so at
- * 2304 / 3072 through either backend (2% faster at 6144), and keeps three. Returns the rounds;
- * *tiles is 0 where nothing is split. GPUs only. */
+ * 2304 / 3072 through either backend (2% faster at 6144), and keeps three.
+ * A product of fewer tiles than two a unit, of the row's spread shape (NVIDIA's f32 64 x 128: 128
+ * items, several groups to an SM) and SPREAD_STEPS steps of k or more, is split whole instead,
+ * into the 2 to 4 slices of the fewest rounds, ceil(tiles * slices / units) / slices, counting a
+ * tenth of a round a slice for the scratch and the sum: one group of 128 items alone on an SM
+ * leaves its loads' latency bare, and several hide it. On an H200, alternating with the code
+ * before in one call (two rounds): SGEMM 0.73x / 0.72-0.73x / 0.90-0.91x / 0.75x / 0.95-0.96x to
+ * 1.05-1.06x / 0.99-1.00x / 0.98x / 1.00x / 1.00-1.01x cuBLAS at N = 768 / 896 / 1024 / 1152 /
+ * 1280 (3 / 4 / 2 / 3 / 3 slices), through NVIDIA's OpenCL 18.1 / 24.7 / 33.2 / 27.7 / 33.9 to
+ * 22.9-24.8 / 33.3 / 34.9-35.2 / 37.1-37.3 / 35.2-35.3 TFLOP/s. Over fewer steps it ran 20-25%
+ * slower through NVIDIA's OpenCL at N = 640, where a call's own cost weighs more, and 9% through
+ * CUDA at 384; the 128 x 128 SGEMM split so ran 0.74-0.84x at N = 1024 (one group an SM), and
+ * DGEMM's 128 x 64 and 64 x 64 9-31% slower at N = 768 to 1536 (its scratch and sum cost twice
+ * f32's; 32 x 64 ran 2% faster to 11% slower).
+ * Returns the rounds; *tiles is 0 where nothing is split. GPUs only. */
 #define MIN_STEPS 16
+#define SPREAD_STEPS 96
 static double split_rounds(const gp_device *dev, gp_type type, const gp_gemm_params *p, size_t m, size_t n,
                            size_t k, size_t *tiles, size_t *slices)
 {
     const gemm_class *c = &classes[class_of(dev)];
+    int t = type == GP_F64;
     size_t all = ((m + p->tile_m - 1) / p->tile_m) * ((n + p->tile_n - 1) / p->tile_n), steps = k / p->tile_k;
-    size_t units = (dev->info.compute_units ? dev->info.compute_units : 1) * c->at_once[type == GP_F64];
+    size_t units = (dev->info.compute_units ? dev->info.compute_units : 1) * c->at_once[t];
     size_t whole = (all + units - 1) / units, last = all % units, sl = last ? units / last : 0;
     if (sl > steps / MIN_STEPS) sl = steps / MIN_STEPS;
     *tiles = 0, *slices = 1;
-    if (dev->info.type != GP_DEVICE_GPU || direct(dev) || sl < c->min_slices[type == GP_F64] || m % p->tile_m ||
-        n % p->tile_n || k % p->tile_k || memcmp(p, &c->p[type == GP_F64][0], sizeof *p) != 0)
+    if (dev->info.type != GP_DEVICE_GPU || direct(dev) || m % p->tile_m || n % p->tile_n || k % p->tile_k)
         return (double)whole;
+    if (c->spread[t] && all < 2 * units && steps >= SPREAD_STEPS &&
+        memcmp(p, &c->p[t][c->spread[t] - 1], sizeof *p) == 0) {
+        double rounds = (double)whole, best = 0;
+        for (size_t s = 2; s <= 4 && s <= steps / MIN_STEPS; s++) {
+            double r = (double)((all * s + units - 1) / units) / (double)s;
+            if (best == 0 || r + 0.1 * (double)s < best) best = r + 0.1 * (double)s, rounds = r, *slices = s;
+        }
+        *tiles = all;
+        return rounds;
+    }
+    if (sl < c->min_slices[t] || memcmp(p, &c->p[t][0], sizeof *p) != 0) return (double)whole;
     double split = (double)(whole - 1) + 1.0 / (double)sl + 0.1 + 384.0 / (double)k;
     if (split >= (double)whole) return (double)whole;
     *tiles = last, *slices = sl;
@@ -623,7 +651,8 @@ static gp_status run_vendor(gp_stream *s, gp_type type, size_t m, size_t n, size
  *   0.88-0.99x from N = 1024, its DGEMM at 1.37-1.57x from N = 1024);
  * - cuBLAS on the CUDA backend for f64 at every size and for f32 below 2048^3 multiply-adds (an
  *   H100, 2026-11-28: gpuport's DGEMM at 0.84-0.92x cuBLAS from N = 1024, its SGEMM at 0.90x at
- *   N = 1024 and 0.97-1.01x from 2048). */
+ *   N = 1024 and 0.97-1.01x from 2048; on an H200 since small products split k, 0.90-1.06x from
+ *   N = 640 to 1408). */
 static gp_status pick_impl(gp_device *dev, gp_type type, size_t m, size_t n, size_t k, gp_gemm_impl *impl)
 {
     if (*impl != GP_GEMM_AUTO) return GP_SUCCESS;
