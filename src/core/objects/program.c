@@ -226,13 +226,26 @@ gp_status gp_kernel_destroy(gp_kernel *kernel)
     return GP_SUCCESS;
 }
 
-/* A work-group shape for launches that name none: 256 work-items where the kernel allows. */
-static void default_local(const gp_kernel *k, unsigned dims, size_t local[3])
+/* A work-group shape for launches that name none: 256 work-items where the kernel allows. On a
+ * CPU a one-dimensional launch takes up to 4096, as pocl picks for itself, while that leaves
+ * four groups a compute unit: a CPU runs a group as one loop over its items, and each group costs
+ * a start. On 2 EPYC cores (pocl 3.1), alternating with groups of 256 in rounds where the
+ * machine's memory was fast (it is not always: then both ran alike), examples/stream's GP_FOR
+ * kernels went from 0.81-1.02 to 0.99-1.23 of BabelStream's OpenCL model at 2^24 f32; on 16 Xeon
+ * cores (pocl 5.0) from 1.10-1.35 / 0.96-1.05 to 1.26-1.52 / 1.00-1.10 at 2^24 / 2^26, and
+ * their `if (i < n)` forms from 0.78-1.10 / 0.92-0.96 to 0.87-1.18 / 0.95-1.03
+ * (docs/kernel-dialect.md). */
+static void default_local(const gp_kernel *k, unsigned dims, const size_t *global, size_t local[3])
 {
     static const size_t shapes[3][3] = {{256, 1, 1}, {16, 16, 1}, {8, 8, 4}};
     size_t limit = k->props.max_group_size < k->dev->info.max_work_group_size ? k->props.max_group_size
                                                                                : k->dev->info.max_work_group_size;
     for (unsigned d = 0; d < 3; d++) local[d] = shapes[dims - 1][d];
+    if (dims == 1 && k->dev->info.type == GP_DEVICE_CPU) {
+        size_t units = k->dev->info.compute_units ? k->dev->info.compute_units : 1;
+        local[0] = 4096;
+        while (local[0] > 256 && global[0] / local[0] < 4 * units) local[0] /= 2;
+    }
     for (;;) {
         size_t total = local[0] * local[1] * local[2], big = 0;
         int fits = total <= limit;
@@ -333,7 +346,7 @@ gp_status gp_kernel_launch(gp_stream *stream, gp_kernel *kernel, unsigned dims, 
                             kernel->name, kernel->props.max_group_size < kernel->dev->info.max_work_group_size
                                               ? kernel->props.max_group_size : kernel->dev->info.max_work_group_size);
     } else {
-        default_local(kernel, dims, loc);
+        default_local(kernel, dims, global, loc);
     }
     for (unsigned d = 0; d < dims; d++) {
         if (global[d] == 0) return GP_SUCCESS;
