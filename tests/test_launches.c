@@ -177,6 +177,46 @@ static void empty_launch(void **state)
     GP_OK(gp_program_destroy(p));
 }
 
+/* The work-group a one-dimensional launch takes when it names none (docs/kernel-dialect.md's
+ * Launch shape): 256 where the device allows; on a CPU up to 4096, while four groups a compute
+ * unit remain (never below 256), so 2^22 work-items take the largest the device allows on up to
+ * 256 compute units. Every launch covers its size. */
+static void default_shape(void **state)
+{
+    (void)state;
+    static const char *src = "GP_KERNEL void shape(GP_GLOBAL uint *out)\n"
+                             "{\n"
+                             "    if (gp_global_id(0) == 0u) { out[0] = gp_local_size(0); out[1] = gp_num_groups(0); }\n"
+                             "}\n";
+    gp_program *p = tst_program(src, NULL);
+    gp_kernel *k = tst_kernel(p, "shape");
+    gp_buffer *b = tst_buffer(GP_MEMORY_DEVICE, 8);
+    gp_arg args[] = {GP_BUFFER(b)};
+    size_t limit = tst_info.max_work_group_size < tst_info.max_work_item_sizes[0] ? tst_info.max_work_group_size
+                                                                                   : tst_info.max_work_item_sizes[0];
+    size_t base = limit < 256 ? limit : 256, top = limit < 4096 ? limit : 4096, units = tst_info.compute_units;
+    const size_t sizes[] = {1000, 16384, 65536, (size_t)1 << 22};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        uint32_t got[2];
+        GP_OK(gp_kernel_launch(NULL, k, 1, &sizes[i], NULL, 1, args));
+        GP_OK(gp_buffer_read(NULL, b, 0, got, sizeof got));
+        size_t local = got[0], groups = got[1];
+        assert_true(local >= 1 && (local & (local - 1)) == 0 && local <= limit);
+        assert_true(groups * local >= sizes[i] && (groups - 1) * local < sizes[i]);
+        if (tst_info.type != GP_DEVICE_CPU) {
+            assert_int_equal(local, base);
+            continue;
+        }
+        assert_true(local >= base && local <= top);
+        if (local > 256) assert_true(sizes[i] / local >= 4 * units);
+        if (local < top && local >= 256) assert_true(sizes[i] / (2 * local) < 4 * units);
+        if (i == 3 && units <= 256) assert_int_equal(local, top);
+    }
+    GP_OK(gp_buffer_destroy(b));
+    GP_OK(gp_kernel_destroy(k));
+    GP_OK(gp_program_destroy(p));
+}
+
 /* Parameters read from the source: macros of the options and of the source resolved, typedefs
  * followed, local memory, structs (no gp_type) and every scalar type. */
 static const char *params_src =
@@ -414,7 +454,7 @@ static void coarsened_ids(void **state)
 }
 
 const struct CMUnitTest tst_launch_tests[] = {
-    cmocka_unit_test(grids),      cmocka_unit_test(scalar_and_struct_args), cmocka_unit_test(empty_launch),
+    cmocka_unit_test(grids),      cmocka_unit_test(scalar_and_struct_args), cmocka_unit_test(empty_launch), cmocka_unit_test(default_shape),
     cmocka_unit_test(parameters), cmocka_unit_test(typed_values),           cmocka_unit_test(destroyed_while_queued),
     cmocka_unit_test(coarsened_ids),
 };
