@@ -10,8 +10,8 @@
  *   mpiexec -n N gpuport-test-mpi [--faults | --nccl-faults]
  *     --faults: rank 1's device fails during a run; needs the fault plugin as the OpenCL plugin
  *     --nccl-faults: NCCL's calls fail on one rank; needs the fake NCCL (GPUPORT_NCCL_LIBRARY)
- * GPUPORT_TEST_TRANSPORT names the transport the grids must take; GPUPORT_TEST_MPI_HOST_ONLY says
- * that MPI does not take CUDA or HIP memory, which GPUPORT_MPI_TRANSPORT=mpi must then refuse. */
+ * GPUPORT_TEST_TRANSPORT names the transport the grids must take. Whether MPI takes device
+ * memory is asked of the MPI the test runs under, as libgpuport-mpi asks it. */
 #include <dlfcn.h>
 #include <math.h>
 #include <setjmp.h>
@@ -426,6 +426,18 @@ static void bad_input(void **state)
     all_ok();
 }
 
+/* Whether the MPI this test runs under takes the memory of this rank's device: what
+ * GPUPORT_MPI_TRANSPORT=mpi needs, and what auto takes where NCCL cannot serve. */
+static int mpi_takes_device_memory(void)
+{
+    const char *query = strcmp(info.backend, "cuda") == 0  ? "MPIX_Query_cuda_support"
+                        : strcmp(info.backend, "hip") == 0 ? "MPIX_Query_rocm_support"
+                                                             : NULL;
+    int (*support)(void) = NULL;
+    if (query) *(void **)&support = dlsym(RTLD_DEFAULT, query);
+    return support && support();
+}
+
 /* A grid is created under GPUPORT_MPI_TRANSPORT=want (NULL: as the environment has it) and
  * GPUPORT_NCCL_LIBRARY=library where given: it fails on every rank with a message holding `says` (want_st), or succeeds with the
  * transport named `says`, its reason holding `reason`. */
@@ -474,30 +486,39 @@ static void transport(void **state)
     }
     if (out) fclose(out);
     try_transport("bogus", NULL, GP_ERROR_INVALID_ARGUMENT, "GPUPORT_MPI_TRANSPORT=\"bogus\" is not auto", "");
-    /* Neither device-aware MPI nor NCCL serves an OpenCL device; on CUDA and HIP, Open MPI as
-     * Debian builds it does not take device memory (an MPI that does is not tested here). */
+    /* Neither device-aware MPI nor NCCL serves an OpenCL device; on CUDA and HIP, mpi is taken
+     * where MPI says it takes their memory (Open MPI built with CUDA), and refused elsewhere
+     * (Open MPI as Debian builds it). */
+    int aware = mpi_takes_device_memory();
     if (strcmp(info.backend, "opencl") == 0) {
         try_transport("mpi", NULL, GP_ERROR_UNSUPPORTED, "GPUPORT_MPI_TRANSPORT=mpi, but rank 0: its device is opencl", "");
         try_transport("nccl", "", GP_ERROR_UNSUPPORTED, "NCCL serves CUDA devices and RCCL HIP devices", "");
-    } else if (getenv("GPUPORT_TEST_MPI_HOST_ONLY")) {
+    } else if (aware) {
+        try_transport("mpi", NULL, GP_SUCCESS, "mpi", "GPUPORT_MPI_TRANSPORT=mpi");
+    } else {
         try_transport("mpi", NULL, GP_ERROR_UNSUPPORTED, "GPUPORT_MPI_TRANSPORT=mpi, but rank 0: ", "");
     }
     try_transport("nccl", "/nonexistent/libnccl.so.2", GP_ERROR_UNSUPPORTED, "/nonexistent/libnccl.so.2", "");
     try_transport("staged", NULL, GP_SUCCESS, "staged", "GPUPORT_MPI_TRANSPORT=staged");
-    try_transport("auto", "/nonexistent/libnccl.so.2", GP_SUCCESS, info.unified_memory ? "mapped" : "staged",
+    try_transport("auto", "/nonexistent/libnccl.so.2", GP_SUCCESS,
+                  aware                 ? "mpi"
+                  : info.unified_memory ? "mapped"
+                                        : "staged",
                   "NCCL: rank 0: /nonexistent/libnccl.so.2");
     all_ok();
 }
 
 /* Ranks on the fake CUDA driver (tests/fake_cuda.c) beside a fake NCCL that takes its device
- * memory: where every rank has cuda:0 (GPUPORT_DEVICE), NCCL cannot serve them (one rank a GPU),
- * so auto says why and takes another transport, and nccl is refused on every rank; where each
- * rank has a GPU of its own, auto takes NCCL. */
+ * memory, or on real GPUs: where every rank has cuda:0 (GPUPORT_DEVICE), NCCL cannot serve them
+ * (one rank a GPU), so auto says why and takes device-aware MPI where MPI takes CUDA memory, else
+ * staged, and nccl is refused on every rank; where each rank has a GPU of its own, auto takes
+ * NCCL. */
 static void shared_gpu(void **state)
 {
     (void)state;
     if (getenv("GPUPORT_DEVICE") && size > 1) {
-        try_transport("auto", NULL, GP_SUCCESS, "staged", "NCCL: rank 1: its GPU is also rank 0's");
+        try_transport("auto", NULL, GP_SUCCESS, mpi_takes_device_memory() ? "mpi" : "staged",
+                      "NCCL: rank 1: its GPU is also rank 0's");
         try_transport("nccl", NULL, GP_ERROR_UNSUPPORTED, "GPUPORT_MPI_TRANSPORT=nccl, but rank 1: its GPU is also rank 0's",
                       "");
     } else {
