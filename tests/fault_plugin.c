@@ -2,11 +2,14 @@
  * Nth call as the vendor runtime could: out of device or host memory, a failed launch, or a lost
  * device (which fails every call from then on). tests/fault.c arms it through the two functions
  * below, or before the plugin is loaded through GPUPORT_FAULT_AT="call,kind"; every other call
- * is passed to the real plugin unchanged. */
+ * is passed to the real plugin unchanged. GPUPORT_FAULT_AS="vendor,units" makes its devices say
+ * they are GPUs of that vendor with that many compute units (core's choices for such GPUs, on
+ * pocl's real device). */
 #include <dlfcn.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "backends/backend.h"
 
@@ -54,10 +57,22 @@ static gp_status w_init(const gp__host *h, char *reason, size_t reason_len, char
     return real->init(h, reason, reason_len, version, version_len, n);
 }
 
+static gp_status w_device_open(size_t i, void **dev, gp_device_info *info)
+{
+    FAULT(device_open);
+    gp_status st = real->device_open(i, dev, info);
+    const char *as = getenv("GPUPORT_FAULT_AS"), *comma = as ? strrchr(as, ',') : NULL;
+    if (st == GP_SUCCESS && comma && (size_t)(comma - as) < sizeof info->vendor) {
+        info->type = GP_DEVICE_GPU;
+        snprintf(info->vendor, sizeof info->vendor, "%.*s", (int)(comma - as), as);
+        info->compute_units = (uint32_t)strtoul(comma + 1, NULL, 10);
+    }
+    return st;
+}
+
 /* Each hook that can fail: the fault first, then the real one. Hooks that return nothing (the
  * destroys) are the real plugin's own. */
 #define W(hook, params, args) static gp_status w_##hook params { FAULT(hook); return real->hook args; }
-W(device_open, (size_t i, void **dev, gp_device_info *info), (i, dev, info))
 W(buffer_create, (void *d, gp_memory m, size_t b, void **o), (d, m, b, o))
 W(buffer_map, (void *d, void *s, void *b, size_t n, void **h), (d, s, b, n, h))
 W(buffer_unmap, (void *d, void *s, void *b, void *h), (d, s, b, h))

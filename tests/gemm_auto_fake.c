@@ -2,8 +2,9 @@
  * whose cuBLAS computes and whose kernel launches run nothing: C changes exactly where AUTO took
  * cuBLAS. cuBLAS for f64 and for f32 below 2048^3 multiply-adds; gpuport's kernel at 2048^3 and
  * wherever GPUPORT_GEMM=gpuport. The H100 checks the products themselves (gemm_auto_env).
- * Then the split of small SGEMM products (gemm.c's split_rounds), read from the launches that
- * GPUPORT_DEBUG=launch reports. */
+ * Then the split of small products (gemm.c's split_rounds), read from the launches that
+ * GPUPORT_DEBUG=launch reports: SGEMM's there, and with the argument `opencl` DGEMM's on NVIDIA's
+ * OpenCL, as pocl's device dressed as such a GPU by the fault plugin (GPUPORT_FAULT_AS) runs it. */
 #include <gpuport.h>
 
 #include <stdio.h>
@@ -89,13 +90,25 @@ static void expect_split(gp_device *dev, gp_type t, size_t m, size_t n, size_t k
     free(log);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     setenv("GPUPORT_DEBUG", "launch", 1); /* read at the first call; only launches() keeps its lines */
+    int opencl = argc > 1 && strcmp(argv[1], "opencl") == 0;
     gp_device *dev;
-    if (gp_device_find("cuda:0", &dev)) {
+    if (gp_device_find(opencl ? "opencl:0" : "cuda:0", &dev)) {
         fprintf(stderr, "gemm_auto_fake: %s\n", gp_last_error());
         return 1;
+    }
+    if (opencl) {
+        /* An NVIDIA GPU of 132 SMs through OpenCL: f64's 128 x 128 tiles, one group of which fills
+         * an SM, are spread over slices of k where a product has fewer of them than SMs and the
+         * slices take fewer rounds: 64 tiles in 2 slices at N = 1024, 36 in 3 at 768; at 1280 two
+         * slices of 100 tiles would take as many rounds as one, and it is not split. */
+        expect_split(dev, GP_F64, 1024, 1024, 1024, "gp_gemm on opencl:0: groups 64x2x1 of 256x1x1");
+        expect_split(dev, GP_F64, 768, 768, 768, "gp_gemm on opencl:0: groups 36x3x1 of 256x1x1");
+        expect_split(dev, GP_F64, 1280, 1280, 1280, NULL);
+        if (!failures) printf("gemm_auto_fake: small DGEMM products on NVIDIA's OpenCL split k where gemm.c says\n");
+        return failures ? 1 : 0;
     }
     expect(dev, GP_F32, 64, 1, "f32");
     expect(dev, GP_F64, 64, 1, "f64");

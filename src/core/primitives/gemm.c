@@ -76,6 +76,7 @@ typedef struct gemm_class {
     unsigned at_once[2];
     unsigned min_slices[2]; /* the fewest slices of k that split_rounds takes (below) */
     unsigned spread[2];     /* 1 + the shape that split_rounds spreads over slices of k when small, or 0 */
+    unsigned spread_alone[2]; /* 1 where one group of that shape fills a compute unit */
 } gemm_class;
 #define NVIDIA_F32 {{128, 128, 8, 8, 8}, {64, 128, 8, 8, 8}, {64, 32, 16, 4, 4}}
 static const gemm_class classes[] = {
@@ -84,24 +85,26 @@ static const gemm_class classes[] = {
      {{100, 95, 63}, {100, 88, 77}},
      {1, 2},
      {3, 3},
-     {2, 0}},
+     {2, 0},
+     {0, 0}},
     {"NVIDIA GPU, OpenCL",
      {NVIDIA_F32, {{128, 128, 8, 8, 8}, {64, 64, 16, 4, 4}, {32, 64, 8, 4, 4}}},
      {{100, 95, 63}, {100, 76, 65}},
      {1, 1},
      {3, 2},
-     {2, 0}},
+     {2, 1},
+     {0, 1}},
     /* no AMD GPU was at hand: shapes without measurement, and no smaller ones */
-    {"AMD GPU", {{{128, 128, 16, 8, 8}}, {{64, 64, 16, 4, 4}}}, {{100}, {100}}, {1, 1}, {3, 3}, {0, 0}},
-    {"GPU", {{{64, 64, 16, 4, 4}}, {{64, 64, 8, 4, 4}}}, {{100}, {100}}, {1, 1}, {3, 3}, {0, 0}},
+    {"AMD GPU", {{{128, 128, 16, 8, 8}}, {{64, 64, 16, 4, 4}}}, {{100}, {100}}, {1, 1}, {3, 3}, {0, 0}, {0, 0}},
+    {"GPU", {{{64, 64, 16, 4, 4}}, {{64, 64, 8, 4, 4}}}, {{100}, {100}}, {1, 1}, {3, 3}, {0, 0}, {0, 0}},
     /* the direct variant, N = 1024 / 2048 against OpenBLAS 0.3.21 on the same cores: pocl 5.0 on
      * 16 Xeon cores f32 0.76 / 0.52x, f64 0.77 / 0.54x (f32 12x16 per item 0.62 / 0.55x, 16x16
      * 0.74 / 0.46x; f64 8x16 on 64x64x256 0.82 / 0.39x); pocl 3.1 on 2 EPYC cores f32 0.91 /
      * 0.90x, f64 1.63 / 1.51x */
-    {"CPU", {{{64, 64, 256, 8, 16}}, {{32, 64, 128, 8, 16}}}, {{100}, {100}}, {1, 1}, {3, 3}, {0, 0}},
+    {"CPU", {{{64, 64, 256, 8, 16}}, {{32, 64, 128, 8, 16}}}, {{100}, {100}}, {1, 1}, {3, 3}, {0, 0}, {0, 0}},
     /* the tiled variant on a CPU (GPUPORT_GEMM_KERNEL=tiled): pocl needs minutes to compile
      * bigger tiles */
-    {"CPU, tiled", {{{64, 64, 16, 4, 4}}, {{32, 32, 16, 4, 4}}}, {{100}, {100}}, {1, 1}, {3, 3}, {0, 0}},
+    {"CPU, tiled", {{{64, 64, 16, 4, 4}}, {{32, 32, 16, 4, 4}}}, {{100}, {100}}, {1, 1}, {3, 3}, {0, 0}, {0, 0}},
 };
 enum { NVIDIA_CUDA, NVIDIA_OPENCL, AMD, OTHER_GPU, CPU, CPU_TILED };
 
@@ -332,12 +335,13 @@ static gp_status params_for(gp_device *dev, gp_type type, gp_gemm_params *p, con
  * leaves its loads' latency bare, and several hide it. On an H200, alternating with the code
  * before in one call (two rounds): SGEMM 0.73x / 0.72-0.73x / 0.90-0.91x / 0.75x / 0.95-0.96x to
  * 1.05-1.06x / 0.99-1.00x / 0.98x / 1.00x / 1.00-1.01x cuBLAS at N = 768 / 896 / 1024 / 1152 /
- * 1280 (3 / 4 / 2 / 3 / 3 slices), through NVIDIA's OpenCL 18.1 / 24.7 / 33.2 / 27.7 / 33.9 to
- * 22.9-24.8 / 33.3 / 34.9-35.2 / 37.1-37.3 / 35.2-35.3 TFLOP/s. Over fewer steps it ran 20-25%
- * slower through NVIDIA's OpenCL at N = 640, where a call's own cost weighs more, and 9% through
- * CUDA at 384; the 128 x 128 SGEMM split so ran 0.74-0.84x at N = 1024 (one group an SM), and
- * DGEMM's 128 x 64 and 64 x 64 9-31% slower at N = 768 to 1536 (its scratch and sum cost twice
- * f32's; 32 x 64 ran 2% faster to 11% slower).
+ * 1280 (3 / 4 / 2 / 3 / 3 slices), through NVIDIA's OpenCL 18-34 to 23-37 TFLOP/s. Over fewer
+ * steps it ran 20-25% slower through NVIDIA's OpenCL at N = 640, where a call's own cost weighs
+ * more, and 9% through CUDA at 384; the 128 x 128 SGEMM split so ran 0.74-0.84x at N = 1024 (one
+ * group an SM), and CUDA's DGEMM shapes 9-31% slower at N = 768 to 1536 (f64's scratch and sum
+ * cost twice f32's). Where one group of the spread shape fills a unit (spread_alone: NVIDIA's
+ * OpenCL's 128 x 128 DGEMM), only products of fewer tiles than units, into fewer rounds (H200:
+ * -4% to +64% at N = 768 to 1152, 11-12% slower in as many rounds; docs/performance.md).
  * Returns the rounds; *tiles is 0 where nothing is split. GPUs only. */
 #define MIN_STEPS 16
 #define SPREAD_STEPS 96
@@ -353,15 +357,18 @@ static double split_rounds(const gp_device *dev, gp_type type, const gp_gemm_par
     *tiles = 0, *slices = 1;
     if (dev->info.type != GP_DEVICE_GPU || direct(dev) || m % p->tile_m || n % p->tile_n || k % p->tile_k)
         return (double)whole;
-    if (c->spread[t] && all < 2 * units && steps >= SPREAD_STEPS &&
+    if (c->spread[t] && all < (c->spread_alone[t] ? 1 : 2) * units && steps >= SPREAD_STEPS &&
         memcmp(p, &c->p[t][c->spread[t] - 1], sizeof *p) == 0) {
         double rounds = (double)whole, best = 0;
         for (size_t s = 2; s <= 4 && s <= steps / MIN_STEPS; s++) {
             double r = (double)((all * s + units - 1) / units) / (double)s;
             if (best == 0 || r + 0.1 * (double)s < best) best = r + 0.1 * (double)s, rounds = r, *slices = s;
         }
-        *tiles = all;
-        return rounds;
+        if (!c->spread_alone[t] || rounds < (double)whole) {
+            *tiles = all;
+            return rounds;
+        }
+        *slices = 1;
     }
     if (sl < c->min_slices[t] || memcmp(p, &c->p[t][0], sizeof *p) != 0) return (double)whole;
     double split = (double)(whole - 1) + 1.0 / (double)sl + 0.1 + 384.0 / (double)k;
