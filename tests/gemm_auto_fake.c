@@ -93,6 +93,8 @@ static void expect_split(gp_device *dev, gp_type t, size_t m, size_t n, size_t k
 int main(int argc, char **argv)
 {
     setenv("GPUPORT_DEBUG", "launch", 1); /* read at the first call; only launches() keeps its lines */
+    unsetenv("GPUPORT_GEMM_PARAMS"); /* the table's choices, whatever the caller's environment asks */
+    unsetenv("GPUPORT_GEMM_SPLIT");
     int opencl = argc > 1 && strcmp(argv[1], "opencl") == 0;
     gp_device *dev;
     if (gp_device_find(opencl ? "opencl:0" : "cuda:0", &dev)) {
