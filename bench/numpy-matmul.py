@@ -32,7 +32,11 @@ def main():
     ap.add_argument("--pause", type=float, default=1.0, help="seconds of rest before each series (default 1)")
     ap.add_argument("sizes", type=int, nargs="*", default=[512, 1024, 2048])
     args = ap.parse_args()
-    dev = gp.Device(args.device)
+    try:
+        dev = gp.Device(args.device)
+    except gp.GpuportError as e:
+        print("numpy-matmul: no device %s here: %s" % (args.device, e.message))
+        return 77
     print("device %s; NumPy %s" % (dev, np.__version__))
     print("dtype    N    NumPy GFLOP/s  gpuport GFLOP/s  gpuport / NumPy  check")
     rng = np.random.default_rng(1)
