@@ -9,7 +9,10 @@
  * at-th call of any entry point (kind 0: that call's own failure, out of memory for
  * allocations; kind 1: the context is lost, and every driver and cuBLAS call fails from then
  * on until the next arm), GPUPORT_FAULT_AT="at,kind" does the same from the first call, and
- * gp_fault_live counts the objects made and not yet destroyed, so that a test sees a leak. */
+ * gp_fault_live counts the objects made and not yet destroyed, so that a test sees a leak.
+ * Memory made with cuMemCreate is a memfd, mapped where cuMemMap puts it, so that another
+ * process's view of an exported file descriptor (the fault plugin's import) is the same bytes. */
+#define _GNU_SOURCE
 #include <cuda.h>
 #include <nvrtc.h>
 
@@ -19,7 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -167,6 +172,9 @@ CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute attr, CUdevice d)
         break;
     case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
         *v = 9;
+        break;
+    case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED:
+        *v = 1;
         break;
     default:
         *v = 0;
@@ -374,6 +382,88 @@ CUresult cuMemGetAddressRange(CUdeviceptr *base, size_t *bytes, CUdeviceptr p)
     if (!b) return CUDA_ERROR_NOT_FOUND;
     if (base) *base = (CUdeviceptr)(uintptr_t)b->base;
     if (bytes) *bytes = b->bytes;
+    return CUDA_SUCCESS;
+}
+
+/* Memory to export: a handle is its memfd plus one; reserved address ranges are inaccessible
+ * anonymous mappings until cuMemMap maps the memfd over them. */
+CUresult cuMemGetAllocationGranularity(size_t *grain, const CUmemAllocationProp *prop,
+                                       CUmemAllocationGranularity_flags option)
+{
+    (void)option;
+    CALL(CUDA_ERROR_INVALID_VALUE);
+    if (!prop || prop->requestedHandleTypes != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_NOT_SUPPORTED;
+    *grain = 4096;
+    return CUDA_SUCCESS;
+}
+CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t bytes, const CUmemAllocationProp *prop,
+                     unsigned long long flags)
+{
+    CALL(CUDA_ERROR_OUT_OF_MEMORY);
+    if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+    if (flags || !prop || !valid_device(prop->location.id) || bytes % 4096) return CUDA_ERROR_INVALID_VALUE;
+    int fd = memfd_create("gpuport-fake-cuda", MFD_CLOEXEC);
+    if (fd < 0 || ftruncate(fd, (off_t)bytes) != 0) {
+        if (fd >= 0) close(fd);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    *h = (CUmemGenericAllocationHandle)fd + 1;
+    atomic_fetch_add(&live, 1);
+    return CUDA_SUCCESS;
+}
+static CUresult close_memory(int fd)
+{
+    atomic_fetch_sub(&live, 1);
+    return close(fd) == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+CUresult cuMemRelease(CUmemGenericAllocationHandle h) { RELEASE(CUDA_ERROR_INVALID_VALUE, close_memory((int)h - 1)); }
+CUresult cuMemAddressReserve(CUdeviceptr *p, size_t bytes, size_t align, CUdeviceptr addr, unsigned long long flags)
+{
+    (void)align, (void)addr, (void)flags;
+    CALL(CUDA_ERROR_OUT_OF_MEMORY);
+    void *at = mmap(NULL, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (at == MAP_FAILED) return CUDA_ERROR_OUT_OF_MEMORY;
+    *p = (CUdeviceptr)(uintptr_t)at;
+    atomic_fetch_add(&live, 1);
+    return CUDA_SUCCESS;
+}
+static CUresult free_range(CUdeviceptr p, size_t bytes)
+{
+    atomic_fetch_sub(&live, 1);
+    return munmap((void *)(uintptr_t)p, bytes) == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+CUresult cuMemAddressFree(CUdeviceptr p, size_t bytes) { RELEASE(CUDA_ERROR_INVALID_VALUE, free_range(p, bytes)); }
+CUresult cuMemMap(CUdeviceptr p, size_t bytes, size_t offset, CUmemGenericAllocationHandle h, unsigned long long flags)
+{
+    CALL(CUDA_ERROR_OUT_OF_MEMORY);
+    if (flags || !h) return CUDA_ERROR_INVALID_VALUE;
+    void *at = mmap((void *)(uintptr_t)p, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, (int)h - 1,
+                    (off_t)offset);
+    return at == MAP_FAILED ? CUDA_ERROR_INVALID_VALUE : add_block(at, bytes, CU_MEMORYTYPE_DEVICE, 0);
+}
+static CUresult unmap_range(CUdeviceptr p, size_t bytes)
+{
+    CUresult r = drop_block((void *)(uintptr_t)p, CU_MEMORYTYPE_DEVICE);
+    if (r == CUDA_SUCCESS &&
+        mmap((void *)(uintptr_t)p, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+        r = CUDA_ERROR_INVALID_VALUE;
+    return r;
+}
+CUresult cuMemUnmap(CUdeviceptr p, size_t bytes) { RELEASE(CUDA_ERROR_INVALID_VALUE, unmap_range(p, bytes)); }
+CUresult cuMemSetAccess(CUdeviceptr p, size_t bytes, const CUmemAccessDesc *desc, size_t count)
+{
+    CALL(CUDA_ERROR_INVALID_VALUE);
+    block *b = find_block((void *)(uintptr_t)p, 1);
+    return b && b->bytes == bytes && desc && count == 1 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+CUresult cuMemExportToShareableHandle(void *out, CUmemGenericAllocationHandle h, CUmemAllocationHandleType type,
+                                      unsigned long long flags)
+{
+    CALL(CUDA_ERROR_INVALID_VALUE);
+    if (type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR || flags || !h) return CUDA_ERROR_INVALID_VALUE;
+    int fd = dup((int)h - 1);
+    if (fd < 0) return CUDA_ERROR_OUT_OF_MEMORY;
+    *(int *)out = fd;
     return CUDA_SUCCESS;
 }
 

@@ -4,12 +4,18 @@
  * below, or before the plugin is loaded through GPUPORT_FAULT_AT="call,kind"; every other call
  * is passed to the real plugin unchanged. GPUPORT_FAULT_AS="vendor,units" makes its devices say
  * they are GPUs of that vendor with that many compute units (core's choices for such GPUs, on
- * pocl's real device). */
+ * pocl's real device). GPUPORT_FAULT_UUID=n makes them say they are the GPU whose UUID is n in
+ * every byte (the fake CUDA driver's device n - 1) and import that driver's exported memory by
+ * mapping it and registering the mapping: core's copies staged in one GPU's memory, on pocl. */
+#define _DEFAULT_SOURCE
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "backends/backend.h"
 
@@ -67,6 +73,7 @@ static gp_status w_device_open(size_t i, void **dev, gp_device_info *info)
         snprintf(info->vendor, sizeof info->vendor, "%.*s", (int)(comma - as), as);
         info->compute_units = (uint32_t)strtoul(comma + 1, NULL, 10);
     }
+    if (st == GP_SUCCESS && getenv("GPUPORT_FAULT_UUID")) info->unified_memory = 0; /* a GPU's own memory */
     return st;
 }
 
@@ -108,6 +115,56 @@ W(copy_peer, (void *d, void *s, void *x, size_t xo, void *sd, void *y, size_t yo
   (d, s, x, xo, sd, y, yo, n, k))
 #undef W
 
+static int w_device_uuid(void *d, unsigned char uuid[16])
+{
+    (void)d;
+    memset(uuid, atoi(getenv("GPUPORT_FAULT_UUID")), 16);
+    return 1;
+}
+
+/* Imports live mapped until their buffer goes. */
+static struct {
+    void *buf, *host;
+    size_t bytes;
+} mapped[16];
+static pthread_mutex_t mapped_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static gp_status w_buffer_import(void *d, int fd, size_t bytes, void **buf)
+{
+    gp_status st = fault("buffer_import");
+    void *mem = st == GP_SUCCESS ? mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+    close(fd);
+    if (st == GP_SUCCESS && mem == MAP_FAILED) {
+        host->set_error("the fault plugin could not map the memory to import");
+        st = GP_ERROR_BACKEND;
+    }
+    if (st == GP_SUCCESS) st = real->buffer_register(d, mem, bytes, buf);
+    pthread_mutex_lock(&mapped_lock);
+    int i = 0;
+    while (st == GP_SUCCESS && i < 16 && mapped[i].buf) i++;
+    if (i < 16 && st == GP_SUCCESS) mapped[i].buf = *buf, mapped[i].host = mem, mapped[i].bytes = bytes;
+    pthread_mutex_unlock(&mapped_lock);
+    if (st == GP_SUCCESS && i == 16) {
+        real->buffer_destroy(d, *buf);
+        host->set_error("the fault plugin holds 16 imports, its most");
+        st = GP_ERROR_BACKEND;
+    }
+    if (st != GP_SUCCESS && mem != MAP_FAILED) munmap(mem, bytes);
+    return st;
+}
+
+static void w_buffer_destroy(void *d, void *buf)
+{
+    real->buffer_destroy(d, buf);
+    pthread_mutex_lock(&mapped_lock);
+    for (int i = 0; i < 16; i++)
+        if (mapped[i].buf == buf) {
+            munmap(mapped[i].host, mapped[i].bytes);
+            mapped[i].buf = NULL;
+        }
+    pthread_mutex_unlock(&mapped_lock);
+}
+
 static gp__backend table;
 
 EXPORT const gp__backend *gp_plugin_entry(void);
@@ -134,5 +191,10 @@ const gp__backend *gp_plugin_entry(void)
     SET(kernel_create) SET(launch) SET(blas_info) SET(blas_gemm) SET(native_device) SET(native_stream)
     SET(native_buffer) SET(native_event) SET(buffer_wrap) SET(buffer_register) SET(stream_wrap) SET(copy_peer)
 #undef SET
+    if (getenv("GPUPORT_FAULT_UUID")) {
+        table.device_uuid = w_device_uuid;
+        table.buffer_import = w_buffer_import;
+        table.buffer_destroy = w_buffer_destroy;
+    }
     return &table;
 }

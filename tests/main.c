@@ -51,12 +51,22 @@ static outcome *outcomes;
 static size_t noutcomes, cap;
 static int verbose; /* --verbose or GPUPORT_DEBUG: what passing tests print is shown too (stderr) */
 
+/* Whether --group asked for the test: no --group, its group's name, or "group/test". */
+static int wanted(const char *const *only, size_t nonly, const char *group, const char *test)
+{
+    size_t n = strlen(group);
+    for (size_t o = 0; o < nonly; o++)
+        if (!strncmp(only[o], group, n) && (!only[o][n] || (only[o][n] == '/' && !strcmp(only[o] + n + 1, test))))
+            return 1;
+    return nonly == 0;
+}
+
 static const char usage[] =
     "usage: gpuport-test [--device SPEC]... [--backend NAME] [--group NAME]... [--list] [--json FILE]\n"
     "                    [--junit FILE] [--repeat N] [--verbose]\n"
     "  --device SPEC  a device to test (cuda:0, opencl:1, gpu, cpu; repeatable); default: every device\n"
     "  --backend NAME every device of one backend (cuda, hip, opencl)\n"
-    "  --group NAME   only this group of tests (repeatable); --list names them\n"
+    "  --group NAME   only this group of tests, or GROUP/TEST only that test (repeatable); --list names them\n"
     "  --list         the devices and the groups with their tests, then exit\n"
     "  --json FILE    a JSON report: gpuport's version, each device's info, every test's outcome\n"
     "  --junit FILE   the outcomes as JUnit XML, one testsuite per device and group\n"
@@ -288,8 +298,9 @@ int main(int argc, char **argv)
     }
     for (size_t o = 0; o < nonly; o++) {
         int known = 0;
-        for (int g = 0; g < NGROUPS; g++) known |= !strcmp(only[o], groups[g].name);
-        if (!known) return fprintf(stderr, "gpuport-test: no group '%s' (--list names them)\n", only[o]), 2;
+        for (int g = 0; g < NGROUPS; g++)
+            for (size_t t = 0; t < *groups[g].count; t++) known |= wanted(&only[o], 1, groups[g].name, groups[g].tests[t].name);
+        if (!known) return fprintf(stderr, "gpuport-test: no group or test '%s' (--list names them)\n", only[o]), 2;
     }
     verbose |= getenv("GPUPORT_DEBUG") && *getenv("GPUPORT_DEBUG");
     snprintf(tmp_dir, sizeof tmp_dir, "%s/gpuport-test.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -381,11 +392,12 @@ int main(int argc, char **argv)
             printf("\n=== %s:%zu: %s (%s, driver %s)\n", tst_info.backend, tst_info.backend_index, tst_info.name,
                    tst_info.vendor, tst_info.driver_version);
             for (int g = 0; g < NGROUPS; g++) {
-                int wanted = nonly == 0;
-                for (size_t o = 0; o < nonly; o++) wanted |= !strcmp(only[o], groups[g].name);
-                if (!wanted) continue;
-                printf("--- %s\n", groups[g].name);
-                for (size_t t = 0; t < *groups[g].count; t++) run_one((int)d, g, &groups[g].tests[t], tmp_dir);
+                int header = 0;
+                for (size_t t = 0; t < *groups[g].count; t++) {
+                    if (!wanted(only, nonly, groups[g].name, groups[g].tests[t].name)) continue;
+                    if (!header++) printf("--- %s\n", groups[g].name);
+                    run_one((int)d, g, &groups[g].tests[t], tmp_dir);
+                }
             }
         }
         if (repeat > 1) {

@@ -564,7 +564,8 @@ static const char *name_of(gp_device *d, char *buf, size_t len)
 
 /* Every size class, at odd offsets, in both directions, on each kind of stream, blocking and
  * not, by the path gpuport picks and through pinned staging memory: the destination must hold
- * the source's bytes exactly and nothing else may change. */
+ * the source's bytes exactly and nothing else may change. The largest takes three of the GPU's
+ * own 64 MiB staging chunks where the two devices are one GPU of two plugins (transfer.c). */
 static void copy_pairs(void);
 static void copies_between_devices(void **state)
 {
@@ -581,8 +582,9 @@ static void copy_pairs(void)
     gp_device *other[64];
     size_t n_other = others(other);
     const size_t chunk = (size_t)8 << 20;
-    const size_t sizes[] = {0, 1, 7, 4099, 3 * chunk + 5};
-    const size_t big = 3 * chunk + 5 + 64;
+    const size_t sizes[] = {0, 1, 7, 4099, 3 * chunk + 5, 16 * chunk + 4099};
+    const size_t big = 16 * chunk + 4099 + 64;
+    if (n_other == 0) return;
     unsigned char *src = tst_malloc(big), *got = tst_malloc(big), *ref = tst_malloc(big);
     tst_random_bytes(src, big, 99);
     tst_random_bytes(ref, big, 98);

@@ -13,7 +13,7 @@
 #include "gpuport.h"
 
 /* Bump on any change to the structs below; core refuses a plugin of another version. */
-#define GP__PLUGIN_ABI 3
+#define GP__PLUGIN_ABI 4
 
 /* What core offers plugins: messages and debug output go through here. */
 typedef struct gp__host {
@@ -119,6 +119,15 @@ typedef struct gp__backend {
     int (*can_copy_peer)(void *dst_dev, void *src_dev);
     gp_status (*copy_peer)(void *dst_dev, void *stream, void *dst, size_t dst_off, void *src_dev, void *src,
                            size_t src_off, size_t bytes, int blocking);
+    /* Device memory that two plugins' devices of one GPU share (transfer.c's copies between
+     * them); each hook may be NULL. device_uuid: 1 with the GPU's UUID, 0 where the vendor does
+     * not tell. buffer_export: a device buffer whose memory another API can import, and *fd, a
+     * file descriptor for it that the caller closes or hands to buffer_import. buffer_import: the
+     * memory of such an fd (bytes long) as a buffer of this device; the fd is the plugin's from
+     * then on, closed on failure too. */
+    int (*device_uuid)(void *dev, unsigned char uuid[16]);
+    gp_status (*buffer_export)(void *dev, size_t bytes, void **buf, int *fd);
+    gp_status (*buffer_import)(void *dev, int fd, size_t bytes, void **buf);
     /* 1 when stream_wait_event takes an event of another device of this plugin. */
     int events_across_devices;
     /* 1 when buffer_map also maps device buffers: without a copy where the device shares the

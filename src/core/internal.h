@@ -109,6 +109,11 @@ gp_status gp__check_range(const gp_buffer *b, size_t off, size_t bytes, const ch
 /* movement/move.c: a copy within one device, its ranges checked (transfer.c's gp_buffer_copy). */
 gp_status gp__copy_within(gp_stream *stream, gp_buffer *dst, size_t doff, gp_buffer *src, size_t soff, size_t bytes,
                           int blocking, const char *fn);
+/* movement/interop.c: 1 when two devices are one GPU (their plugins' UUIDs agree); the same new
+ * device memory of one GPU as a buffer of a and one of b, devices of two plugins of which one
+ * exports memory and the other imports it. */
+int gp__same_gpu(gp_device *a, gp_device *b);
+gp_status gp__buffer_share(gp_device *a, gp_device *b, size_t bytes, gp_buffer **on_a, gp_buffer **on_b);
 /* transfer.c: a copy between buffers of two devices, ranges checked (gpuport.h says how). */
 gp_status gp__copy_between(gp_stream *stream, gp_buffer *dst, size_t doff, gp_buffer *src, size_t soff, size_t bytes,
                            int blocking, const char *fn);

@@ -335,3 +335,70 @@ gp_status gp__ch_vendor_copy_peer(gp__ch_device *dst, ch_dptr to, gp__ch_device 
     CUresult r = gp__ch.memcpy_peer_async(to, dst->v.ctx, from, src->v.ctx, bytes, stream);
     return r == CUDA_SUCCESS ? GP_SUCCESS : gp__ch_fail(r, "copying between devices (cuMemcpyPeerAsync)");
 }
+
+/* ---- Device memory other APIs import (NVIDIA's OpenCL on the same GPU: core's transfer.c) ---- */
+
+int gp__ch_device_uuid(void *dev, unsigned char uuid[16])
+{
+    gp__ch_device *d = dev;
+    CUuuid u;
+    if (!gp__ch.device_get_uuid || gp__ch.device_get_uuid(&u, d->device) != CUDA_SUCCESS) return 0;
+    memcpy(uuid, u.bytes, 16);
+    return 1;
+}
+
+/* cuMemCreate's memory, mapped into the primary context's address space, with an opaque file
+ * descriptor for it (cuMemAlloc's memory cannot be exported). */
+gp_status gp__ch_buffer_export(void *dev, size_t bytes, void **out, int *fd)
+{
+    gp__ch_device *d = dev;
+    if (!gp__ch.mem_create || !gp__ch.mem_export || !gp__ch.mem_set_access) {
+        gp__ch_host->set_error("the CUDA driver here lacks cuMemCreate or cuMemExportToShareableHandle");
+        return GP_ERROR_UNSUPPORTED;
+    }
+    int can = 0;
+    if (gp__ch.device_get_attribute(&can, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED,
+                                    d->device) != CUDA_SUCCESS || !can) {
+        gp__ch_host->set_error("%s cannot export memory as a file descriptor", d->name);
+        return GP_ERROR_UNSUPPORTED;
+    }
+    CH_ENTER(d);
+    CUmemAllocationProp prop = {.type = CU_MEM_ALLOCATION_TYPE_PINNED,
+                                .location = {CU_MEM_LOCATION_TYPE_DEVICE, d->device},
+                                .requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR};
+    size_t grain = 0;
+    CUresult r = gp__ch.mem_get_granularity(&grain, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+    if (r != CUDA_SUCCESS) return gp__ch_fail(r, "cuMemGetAllocationGranularity");
+    size_t whole = (bytes + grain - 1) / grain * grain;
+    ch_buffer *b = calloc(1, sizeof *b);
+    if (!b) return gp__ch_no_host_memory();
+    CUmemGenericAllocationHandle h = 0;
+    CUdeviceptr p = 0;
+    CUmemAccessDesc access = {{CU_MEM_LOCATION_TYPE_DEVICE, d->device}, CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
+    const char *what = "cuMemCreate";
+    r = gp__ch.mem_create(&h, whole, &prop, 0);
+    if (r == CUDA_SUCCESS && (r = gp__ch.mem_address_reserve(&p, whole, 0, 0, 0)) != CUDA_SUCCESS)
+        what = "cuMemAddressReserve", p = 0;
+    if (r == CUDA_SUCCESS && (r = gp__ch.mem_map(p, whole, 0, h, 0)) != CUDA_SUCCESS) what = "cuMemMap";
+    if (r == CUDA_SUCCESS && (r = gp__ch.mem_set_access(p, whole, &access, 1)) != CUDA_SUCCESS) what = "cuMemSetAccess";
+    if (r == CUDA_SUCCESS && (r = gp__ch.mem_export(fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0)) != CUDA_SUCCESS)
+        what = "cuMemExportToShareableHandle";
+    b->ptr = p, b->bytes = whole, b->memory = GP_MEMORY_DEVICE, b->owned = 1, b->exported = h;
+    if (r != CUDA_SUCCESS) {
+        gp_status st = gp__ch_fail(r, what);
+        if (h) gp__ch_buffer_unexport(b);
+        free(b);
+        return st;
+    }
+    *out = b;
+    return GP_SUCCESS;
+}
+
+void gp__ch_buffer_unexport(ch_buffer *b)
+{
+    if (b->ptr) {
+        gp__ch.mem_unmap(b->ptr, b->bytes);
+        gp__ch.mem_address_free(b->ptr, b->bytes);
+    }
+    gp__ch.mem_release(b->exported);
+}

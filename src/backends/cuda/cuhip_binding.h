@@ -120,7 +120,17 @@ typedef nvrtcProgram ch_rtc_program;
     X(device_can_access_peer, cuDeviceCanAccessPeer, CH_S(cuDeviceCanAccessPeer))              \
     X(stream_get_ctx, cuStreamGetCtx, CH_S(cuStreamGetCtx))                                    \
     X(ctx_enable_peer_access, cuCtxEnablePeerAccess, CH_S(cuCtxEnablePeerAccess))              \
-    X(memcpy_peer_async, cuMemcpyPeerAsync, CH_S(cuMemcpyPeerAsync))
+    X(memcpy_peer_async, cuMemcpyPeerAsync, CH_S(cuMemcpyPeerAsync))                           \
+    X(device_get_uuid, cuDeviceGetUuid_v2, "cuDeviceGetUuid_v2")                                \
+    X(mem_get_granularity, cuMemGetAllocationGranularity, CH_S(cuMemGetAllocationGranularity))  \
+    X(mem_create, cuMemCreate, CH_S(cuMemCreate))                                              \
+    X(mem_release, cuMemRelease, CH_S(cuMemRelease))                                           \
+    X(mem_address_reserve, cuMemAddressReserve, CH_S(cuMemAddressReserve))                     \
+    X(mem_address_free, cuMemAddressFree, CH_S(cuMemAddressFree))                              \
+    X(mem_map, cuMemMap, CH_S(cuMemMap))                                                       \
+    X(mem_unmap, cuMemUnmap, CH_S(cuMemUnmap))                                                 \
+    X(mem_set_access, cuMemSetAccess, CH_S(cuMemSetAccess))                                    \
+    X(mem_export, cuMemExportToShareableHandle, CH_S(cuMemExportToShareableHandle))
 
 /* Entry points a driver may lack; the field stays NULL. */
 #define CH_DRIVER_API_OPTIONAL(X) X(func_get_param_info, cuFuncGetParamInfo, CH_S(cuFuncGetParamInfo))
@@ -177,6 +187,9 @@ ch_blas_status cublasDgemm_v2(ch_blas_handle handle, ch_blas_op transa, ch_blas_
     X(blas_set_math_mode, cublasSetMathMode, "cublasSetMathMode")                              \
     X(blas_get_property, cublasGetProperty, "cublasGetProperty")
 #define CH_BLAS_API_OPTIONAL(X) X(blas_status_name, cublasGetStatusName, "cublasGetStatusName")
+
+/* Device memory other APIs can import (cuda.c): buffer_export and device_uuid. */
+#define CH_EXPORTS_MEMORY 1
 
 /* What the vendor part keeps per device beside the shared fields. */
 typedef struct ch_vendor_device {

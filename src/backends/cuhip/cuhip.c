@@ -130,6 +130,10 @@ static const gp__backend ch_backend = {
     .stream_wrap = gp__ch_stream_wrap,
     .can_copy_peer = gp__ch_can_copy_peer,
     .copy_peer = gp__ch_copy_peer,
+#ifdef CH_EXPORTS_MEMORY
+    .device_uuid = gp__ch_device_uuid,
+    .buffer_export = gp__ch_buffer_export,
+#endif
     .events_across_devices = 1,
 };
 

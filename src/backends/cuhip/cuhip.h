@@ -115,6 +115,7 @@ typedef struct ch_buffer {
     gp_memory memory;
     int owned;      /* freed by buffer_destroy (0: the caller's, wrapped with GP_BORROW) */
     int registered; /* the caller's host memory, registered: unregistered, never freed */
+    unsigned long long exported; /* memory made for buffer_export (CUDA: its cuMemCreate handle), or 0 */
 } ch_buffer;
 
 /* Kinds of code a binary holds (the program_build header). */
@@ -278,6 +279,12 @@ void *gp__ch_vendor_context(gp__ch_device *d);
 gp_status gp__ch_vendor_owns(gp__ch_device *d, ch_dptr ptr);
 gp_status gp__ch_vendor_stream_check(gp__ch_device *d, ch_stream stream);
 int gp__ch_vendor_can_peer(gp__ch_device *dst, gp__ch_device *src);
+#ifdef CH_EXPORTS_MEMORY
+/* The backend's device_uuid and buffer_export hooks, and what buffer_destroy does for the latter's. */
+int gp__ch_device_uuid(void *dev, unsigned char uuid[16]);
+gp_status gp__ch_buffer_export(void *dev, size_t bytes, void **buf, int *fd);
+void gp__ch_buffer_unexport(ch_buffer *b);
+#endif
 gp_status gp__ch_vendor_copy_peer(gp__ch_device *dst, ch_dptr to, gp__ch_device *src, ch_dptr from, size_t bytes,
                                   ch_stream stream);
 

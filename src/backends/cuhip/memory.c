@@ -53,6 +53,11 @@ void gp__ch_buffer_destroy(void *dev, void *buf)
     /* Released even where the context cannot be made current (a lost one): the driver frees
      * what it can, and gpuport keeps nothing. Likewise for every destroy below. */
     gp__ch_vendor_enter(dev);
+#ifdef CH_EXPORTS_MEMORY
+    if (b->exported)
+        gp__ch_buffer_unexport(b);
+    else
+#endif
     if (b->registered && b->host)
         gp__ch.host_unregister(b->host);
     else if (b->owned && b->memory == GP_MEMORY_DEVICE && !CH_DPTR_IS_NULL(b->ptr))

@@ -44,6 +44,13 @@ typedef struct gp__cl_api {
 
 extern gp__cl_api gp__cl;
 
+/* OpenCL 3.0's clCreateBufferWithProperties and OpenCL 1.2's way to extensions' entry points,
+ * where the ICD loader has them (NULL otherwise): external.c imports memory with them. */
+typedef cl_mem gp__cl_create_buffer_props_fn(cl_context, const cl_ulong *, cl_mem_flags, size_t, void *, cl_int *);
+typedef void *gp__cl_extension_fn(cl_platform_id, const char *);
+extern gp__cl_create_buffer_props_fn *gp__cl_create_buffer_props;
+extern gp__cl_extension_fn *gp__cl_extension_address;
+
 /* Opens the ICD loader and fills gp__cl; 0 with the reason written when that is impossible. */
 int gp__cl_load(const gp__host *host, char *reason, size_t reason_len);
 
@@ -75,6 +82,19 @@ extern const gp__host *gp__cl_host; /* given to init */
 gp_status gp__cl_fail(const char *call, cl_int err);
 gp_status gp__cl_no_memory(const char *what);
 double gp__cl_now_ms(void);
+
+/* A device's string query as malloc'ed text, NULL on failure. */
+char *gp__cl_device_text(cl_device_id d, cl_device_info what);
+
+/* The hooks of external.c; the hand-over of imported memory around a copy: before it (acquire 1)
+ * and after it (0), for whichever of a and b is imported; and its end, as a buffer goes. */
+gp_status gp__cl_buffer_wrap(void *dev, const gp_native_buffer *native, int adopt, void **buf, size_t *bytes,
+                             gp_memory *memory);
+gp_status gp__cl_buffer_register(void *dev, void *host, size_t bytes, void **buf);
+int gp__cl_device_uuid(void *dev, unsigned char uuid[16]);
+gp_status gp__cl_buffer_import(void *dev, int fd, size_t bytes, void **buf);
+gp_status gp__cl_external_hand(cl_command_queue q, cl_mem a, cl_mem b, int acquire);
+void gp__cl_external_forget(cl_mem m);
 
 /* The hooks of program.c. */
 gp_status gp__cl_program_build(void *dev, const char *source, void **binary, size_t *binary_bytes);

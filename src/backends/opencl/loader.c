@@ -1,12 +1,17 @@
-/* The ICD loader, opened by dlopen, and OpenCL error names for messages. */
+/* The ICD loader, opened by dlopen, and what every file of the plugin uses: OpenCL error names
+ * and messages, string queries. */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 
 gp__cl_api gp__cl;
+const gp__host *gp__cl_host;
+gp__cl_create_buffer_props_fn *gp__cl_create_buffer_props;
+gp__cl_extension_fn *gp__cl_extension_address;
 
 int gp__cl_load(const gp__host *host, char *reason, size_t reason_len)
 {
@@ -41,6 +46,10 @@ int gp__cl_load(const gp__host *host, char *reason, size_t reason_len)
     }
     GP__CL_FUNCS(GP__CL_RESOLVE)
 #undef GP__CL_RESOLVE
+    sym = dlsym(lib, "clCreateBufferWithProperties");
+    memcpy(&gp__cl_create_buffer_props, &sym, sizeof sym);
+    sym = dlsym(lib, "clGetExtensionFunctionAddressForPlatform");
+    memcpy(&gp__cl_extension_address, &sym, sizeof sym);
     /* The loader stays open for the life of the process: drivers such as pocl keep threads that
      * must not see their code unmapped at exit. */
     return 1;
@@ -84,4 +93,37 @@ const char *gp__cl_error_text(cl_int err, char *buf, size_t len)
     else
         snprintf(buf, len, "CL error %d", (int)err);
     return buf;
+}
+
+gp_status gp__cl_fail(const char *call, cl_int err)
+{
+    char text[96];
+    gp__cl_host->set_error("%s failed: %s", call, gp__cl_error_text(err, text, sizeof text));
+    if (err == CL_OUT_OF_HOST_MEMORY)
+        return GP_ERROR_OUT_OF_HOST_MEMORY;
+    if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE)
+        return GP_ERROR_OUT_OF_DEVICE_MEMORY;
+    return GP_ERROR_BACKEND;
+}
+
+gp_status gp__cl_no_memory(const char *what)
+{
+    gp__cl_host->set_error("out of host memory for %s", what);
+    return GP_ERROR_OUT_OF_HOST_MEMORY;
+}
+
+/* A device's string query as malloc'ed text (NULL on failure): its length has no bound. */
+char *gp__cl_device_text(cl_device_id d, cl_device_info what)
+{
+    size_t n = 0;
+    if (gp__cl.clGetDeviceInfo(d, what, 0, NULL, &n) != CL_SUCCESS)
+        return NULL;
+    char *s = malloc(n + 1);
+    if (s && gp__cl.clGetDeviceInfo(d, what, n, s, NULL) != CL_SUCCESS) {
+        free(s);
+        return NULL;
+    }
+    if (s)
+        s[n] = '\0';
+    return s;
 }

@@ -1,5 +1,6 @@
 /* libgpuport-opencl: devices, buffers, streams and events on OpenCL 1.2 through the ICD loader
- * (loader.c), and the plugin's table; programs, kernels and launches are in program.c, CLBlast in blas.c. */
+ * (loader.c), and the plugin's table; programs, kernels and launches are in program.c, CLBlast in blas.c,
+ * memory made elsewhere (wrapped, registered, imported) in external.c. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stdio.h>
@@ -19,29 +20,11 @@ typedef struct gp__cl_event {
     cl_event mark;
 } gp__cl_event;
 
-const gp__host *gp__cl_host;
 static struct {
     cl_platform_id platform;
     cl_device_id device;
 } gp__found[GP__CL_MAX_DEVICES];
 static size_t gp__nfound;
-
-gp_status gp__cl_fail(const char *call, cl_int err)
-{
-    char text[96];
-    gp__cl_host->set_error("%s failed: %s", call, gp__cl_error_text(err, text, sizeof text));
-    if (err == CL_OUT_OF_HOST_MEMORY)
-        return GP_ERROR_OUT_OF_HOST_MEMORY;
-    if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE)
-        return GP_ERROR_OUT_OF_DEVICE_MEMORY;
-    return GP_ERROR_BACKEND;
-}
-
-gp_status gp__cl_no_memory(const char *what)
-{
-    gp__cl_host->set_error("out of host memory for %s", what);
-    return GP_ERROR_OUT_OF_HOST_MEMORY;
-}
 
 /* String queries return malloc'ed text (NULL on failure) since their lengths have no bound. */
 static char *gp__cl_platform_text(cl_platform_id p, cl_platform_info what)
@@ -51,21 +34,6 @@ static char *gp__cl_platform_text(cl_platform_id p, cl_platform_info what)
         return NULL;
     char *s = malloc(n + 1);
     if (s && gp__cl.clGetPlatformInfo(p, what, n, s, NULL) != CL_SUCCESS) {
-        free(s);
-        return NULL;
-    }
-    if (s)
-        s[n] = '\0';
-    return s;
-}
-
-static char *gp__cl_device_text(cl_device_id d, cl_device_info what)
-{
-    size_t n = 0;
-    if (gp__cl.clGetDeviceInfo(d, what, 0, NULL, &n) != CL_SUCCESS)
-        return NULL;
-    char *s = malloc(n + 1);
-    if (s && gp__cl.clGetDeviceInfo(d, what, n, s, NULL) != CL_SUCCESS) {
         free(s);
         return NULL;
     }
@@ -400,6 +368,7 @@ static gp_status gp__cl_buffer_create(void *dev, gp_memory memory, size_t bytes,
 
 static void gp__cl_buffer_destroy(void *dev, void *buf)
 {
+    gp__cl_external_forget(buf);
     gp__cl.clReleaseMemObject(buf);
 }
 
@@ -472,7 +441,9 @@ static gp_status gp__cl_copy(void *dev, void *stream, void *dst, size_t dst_off,
                              size_t bytes, int blocking)
 {
     cl_event ev;
-    cl_int err = gp__cl.clEnqueueCopyBuffer(stream, src, dst, src_off, dst_off, bytes, 0, NULL, &ev);
+    gp_status st = gp__cl_external_hand(stream, dst, src, 1); /* imported memory: external.c */
+    cl_int err = st != GP_SUCCESS ? CL_SUCCESS
+                                  : gp__cl.clEnqueueCopyBuffer(stream, src, dst, src_off, dst_off, bytes, 0, NULL, &ev);
     if (err == CL_MEM_COPY_OVERLAP) {
         gp__cl_host->set_error("clEnqueueCopyBuffer failed: CL_MEM_COPY_OVERLAP (-8): the source and destination "
                                "ranges overlap in one buffer");
@@ -480,7 +451,8 @@ static gp_status gp__cl_copy(void *dev, void *stream, void *dst, size_t dst_off,
     }
     if (err != CL_SUCCESS)
         return gp__cl_fail("clEnqueueCopyBuffer", err);
-    return gp__cl_finish("clEnqueueCopyBuffer", ev, blocking);
+    if (st == GP_SUCCESS && (st = gp__cl_external_hand(stream, dst, src, 0)) != GP_SUCCESS) gp__cl.clReleaseEvent(ev);
+    return st != GP_SUCCESS ? st : gp__cl_finish("clEnqueueCopyBuffer", ev, blocking);
 }
 
 static gp_status gp__cl_fill(void *dev, void *stream, void *dst, size_t off, size_t bytes, const void *pattern,
@@ -666,56 +638,6 @@ static gp_status gp__cl_native_event(void *dev, void *event, gp_native_event *ou
     return GP_SUCCESS;
 }
 
-static gp_status gp__cl_buffer_wrap(void *dev, const gp_native_buffer *native, int adopt, void **buf, size_t *bytes,
-                                    gp_memory *memory)
-{
-    gp__cl_dev *d = dev;
-    cl_mem m = native->mem;
-    cl_context ctx = NULL;
-    cl_mem_object_type type = 0;
-    cl_mem_flags flags = 0;
-    size_t size = 0;
-    cl_int err = m ? gp__cl.clGetMemObjectInfo(m, CL_MEM_CONTEXT, sizeof ctx, &ctx, NULL) : CL_INVALID_MEM_OBJECT;
-    if (err == CL_SUCCESS) err = gp__cl.clGetMemObjectInfo(m, CL_MEM_TYPE, sizeof type, &type, NULL);
-    if (err == CL_SUCCESS) err = gp__cl.clGetMemObjectInfo(m, CL_MEM_FLAGS, sizeof flags, &flags, NULL);
-    if (err == CL_SUCCESS) err = gp__cl.clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof size, &size, NULL);
-    char text[96];
-    if (err != CL_SUCCESS || type != CL_MEM_OBJECT_BUFFER) {
-        gp__cl_host->set_error("the native buffer's mem is no OpenCL buffer (%s)",
-                               err != CL_SUCCESS ? gp__cl_error_text(err, text, sizeof text) : "an image or pipe");
-        return GP_ERROR_INVALID_ARGUMENT;
-    }
-    if (ctx != d->ctx) {
-        gp__cl_host->set_error("the cl_mem belongs to another cl_context than the one gpuport made for '%s'; create it "
-                               "in that one (gp_device_get_native gives it)",
-                               d->name);
-        return GP_ERROR_DEVICE_MISMATCH;
-    }
-    if (native->bytes > size) {
-        gp__cl_host->set_error("the native buffer claims %zu bytes, but the cl_mem has %zu", native->bytes, size);
-        return GP_ERROR_INVALID_ARGUMENT;
-    }
-    if (!adopt && (err = gp__cl.clRetainMemObject(m)) != CL_SUCCESS) /* buffer_destroy releases ours */
-        return gp__cl_fail("clRetainMemObject", err);
-    *buf = m;
-    *bytes = native->bytes ? native->bytes : size;
-    *memory = flags & (CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR) ? GP_MEMORY_PINNED : GP_MEMORY_DEVICE;
-    return GP_SUCCESS;
-}
-
-static gp_status gp__cl_buffer_register(void *dev, void *host, size_t bytes, void **buf)
-{
-    gp__cl_dev *d = dev;
-    cl_int err;
-    /* OpenCL refuses empty buffers: a 0-byte registration holds one byte of its own. */
-    cl_mem m = bytes ? gp__cl.clCreateBuffer(d->ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, host, &err)
-                     : gp__cl.clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, 1, NULL, &err);
-    if (!m)
-        return gp__cl_fail("clCreateBuffer(CL_MEM_USE_HOST_PTR)", err);
-    *buf = m;
-    return GP_SUCCESS;
-}
-
 static gp_status gp__cl_stream_wrap(void *dev, const gp_native_stream *native, void **stream)
 {
     gp__cl_dev *d = dev;
@@ -785,6 +707,8 @@ static const gp__backend gp__cl_backend = {
     .buffer_wrap = gp__cl_buffer_wrap,
     .buffer_register = gp__cl_buffer_register,
     .stream_wrap = gp__cl_stream_wrap,
+    .device_uuid = gp__cl_device_uuid,
+    .buffer_import = gp__cl_buffer_import,
     .maps_device_buffers = 1,
 };
 

@@ -1,9 +1,11 @@
 /* Native handles out of gpuport's objects and gpuport objects around the caller's: core checks
- * handles and backends, the plugin's interop hooks do the vendor's part. */
+ * handles and backends, the plugin's interop hooks do the vendor's part. Also device memory that
+ * two plugins share on one GPU (transfer.c). */
 #include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static gp_backend_id backend_id(const gp_device *dev)
 {
@@ -113,6 +115,38 @@ static gp_status adopt_buffer(gp_device *dev, void *impl, size_t bytes, gp_memor
     b->align = align;
     pthread_mutex_init(&b->map_lock, NULL);
     *out = b;
+    return GP_SUCCESS;
+}
+
+int gp__same_gpu(gp_device *a, gp_device *b)
+{
+    unsigned char ua[16], ub[16];
+    return a->be->device_uuid && b->be->device_uuid && a->be->device_uuid(a->impl, ua) &&
+           b->be->device_uuid(b->impl, ub) && memcmp(ua, ub, 16) == 0;
+}
+
+gp_status gp__buffer_share(gp_device *a, gp_device *b, size_t bytes, gp_buffer **on_a, gp_buffer **on_b)
+{
+    *on_a = *on_b = NULL;
+    int from_a = a->be->buffer_export && b->be->buffer_import;
+    gp_device *from = from_a ? a : b, *to = from_a ? b : a;
+    if (!from->be->buffer_export || !to->be->buffer_import)
+        return gp__fail(GP_ERROR_UNSUPPORTED, "neither %s nor %s exports memory that the other imports",
+                        a->info.backend, b->info.backend);
+    void *made = NULL, *taken = NULL;
+    int fd = -1;
+    gp_buffer *first = NULL, *second = NULL;
+    gp_status st = from->be->buffer_export(from->impl, bytes, &made, &fd);
+    if (st == GP_SUCCESS) st = adopt_buffer(from, made, bytes, GP_MEMORY_DEVICE, 16, &first);
+    if (st == GP_SUCCESS) st = to->be->buffer_import(to->impl, fd, bytes, &taken);
+    else if (fd >= 0) close(fd);
+    if (st == GP_SUCCESS) st = adopt_buffer(to, taken, bytes, GP_MEMORY_DEVICE, 16, &second);
+    if (st != GP_SUCCESS) {
+        gp_buffer_destroy(first);
+        return st;
+    }
+    *on_a = from_a ? first : second;
+    *on_b = from_a ? second : first;
     return GP_SUCCESS;
 }
 

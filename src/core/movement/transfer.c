@@ -1,8 +1,10 @@
 /* Copies between buffers of two devices (move.c has checked the ranges). Core decides how: peer
  * to peer where one plugin connects both devices; one copy from or into the memory itself where
- * the host can address either buffer (a CPU device's, a pinned one); else through pinned host
- * memory kept for the pair, in chunks, reading the next chunk from the source while the last
- * is written to the destination. Plugins never learn of each other. */
+ * the host can address either buffer (a CPU device's, a pinned one); else through memory kept
+ * for the pair, in chunks, reading the next chunk from the source while the last is written to
+ * the destination: the GPU's own memory where the two devices are one GPU of two plugins, one
+ * of which exports memory that the other imports (CUDA and NVIDIA's OpenCL), else pinned host
+ * memory. Plugins never learn of each other. */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -13,6 +15,13 @@
  * stream waits on the host's turn between them (two, a read beside a write, kept an H100's
  * copies between CUDA and NVIDIA's OpenCL at 0.75-0.84x the pinned copies). */
 #define SLOTS 4
+/* Staged in the GPU's memory: the two plugins' contexts take turns on the GPU, on an H200 about
+ * 0.3 ms a copy whatever its size, so the chunks are large and copies of fewer than SHARED_MIN
+ * bytes go through the host (CUDA and NVIDIA's OpenCL there, 64 MiB: 176-182 GB/s against 45-46
+ * through the host; 16 MiB: 50 against 32; docs/interop.md). */
+#define SHARED_CHUNK ((size_t)64 << 20)
+#define SHARED_SLOTS 2
+#define SHARED_MIN ((size_t)16 << 20)
 
 /* What one ordered pair of devices keeps for the life of the process. */
 typedef struct pair {
@@ -23,6 +32,8 @@ typedef struct pair {
     gp_buffer *pinned;     /* staged: SLOTS * chunk bytes, pinned by one of the devices, mapped for life */
     gp_buffer *registered; /* the same memory registered with the other device, where it can be */
     unsigned char *host;
+    gp_buffer *shared[2]; /* staged on the GPU: one memory, as a buffer of src and one of dst */
+    int shared_tried;
     gp_event *read_done[SLOTS], *write_done[SLOTS];
     int reading[SLOTS], writing[SLOTS]; /* work on a slot that may still run */
     struct pair *next;
@@ -169,12 +180,35 @@ static gp_status copy_peer(pair *p, gp_stream *stream, gp_buffer *dst, size_t do
     return st;
 }
 
-/* Staged: chunk i is read into slot i % SLOTS on the source's stream while earlier chunks are
- * written from theirs on the destination's; the host waits for each read before its write. */
-static gp_status copy_staged(pair *p, gp_stream *ss, gp_stream *ds, gp_buffer *dst, size_t doff, gp_buffer *src,
-                             size_t soff, size_t bytes, int blocking)
+/* Whether the pair's copies can stage in the GPU's memory: made on the first copy that would,
+ * where the devices are one GPU. Where they cannot, the host stages, and the caller's error
+ * stays (GPUPORT_DEBUG=copy says why). */
+static int shared_ready(pair *p)
 {
-    size_t chunk = p->chunk, pieces = bytes / chunk + (bytes % chunk != 0);
+    if (!p->shared_tried) {
+        p->shared_tried = 1;
+        if (gp__same_gpu(p->src, p->dst)) {
+            char *saved = strdup(gp_last_error());
+            int ok = gp__buffer_share(p->src, p->dst, SHARED_SLOTS * SHARED_CHUNK, &p->shared[0], &p->shared[1]) ==
+                     GP_SUCCESS;
+            gp__debug("copy", "%s:%zu to %s:%zu, one GPU: copies from %zu MiB stage %s%s", p->src->info.backend,
+                      p->src->info.backend_index, p->dst->info.backend, p->dst->info.backend_index, SHARED_MIN >> 20,
+                      ok ? "in its memory" : "through the host: ", ok ? "" : gp_last_error());
+            if (saved) gp__set_error_text(saved);
+            free(saved);
+        }
+    }
+    return p->shared[0] != NULL;
+}
+
+/* Staged: chunk i is read into slot i % slots on the source's stream while earlier chunks are
+ * written from theirs on the destination's; the host waits for each read before its write. The
+ * slots are the pair's pinned memory, or with shared its memory on the GPU. */
+static gp_status copy_staged(pair *p, int shared, gp_stream *ss, gp_stream *ds, gp_buffer *dst, size_t doff,
+                             gp_buffer *src, size_t soff, size_t bytes, int blocking, const char *fn)
+{
+    size_t chunk = shared ? SHARED_CHUNK : p->chunk, slots = shared ? SHARED_SLOTS : SLOTS;
+    size_t pieces = bytes / chunk + (bytes % chunk != 0);
     gp_status st = GP_SUCCESS;
     /* A slot may be written to only once what last used it is done. */
 #define FREE_SLOT(h)                                                                               \
@@ -186,21 +220,25 @@ static gp_status copy_staged(pair *p, gp_stream *ss, gp_stream *ds, gp_buffer *d
     } while (0)
 #define READ(i)                                                                                    \
     do {                                                                                           \
-        size_t h_ = (i) % SLOTS, at_ = (i) * chunk, n_ = bytes - at_ < chunk ? bytes - at_ : chunk; \
+        size_t h_ = (i) % slots, at_ = (i) * chunk, n_ = bytes - at_ < chunk ? bytes - at_ : chunk; \
         FREE_SLOT(h_);                                                                             \
-        if (st == GP_SUCCESS) st = gp_buffer_read_async(ss, src, soff + at_, p->host + h_ * chunk, n_); \
+        if (st == GP_SUCCESS)                                                                      \
+            st = shared ? gp__copy_within(ss, p->shared[0], h_ * chunk, src, soff + at_, n_, 0, fn)  \
+                        : gp_buffer_read_async(ss, src, soff + at_, p->host + h_ * chunk, n_);     \
         if (st == GP_SUCCESS) st = gp_event_record(p->read_done[h_], ss);                          \
         if (st == GP_SUCCESS) p->reading[h_] = 1;                                                  \
     } while (0)
-    for (size_t i = 0; i < pieces && i < SLOTS - 1; i++) READ(i);
+    for (size_t i = 0; i < pieces && i < slots - 1; i++) READ(i);
     for (size_t i = 0; i < pieces && st == GP_SUCCESS; i++) {
-        size_t h = i % SLOTS, at = i * chunk, n = bytes - at < chunk ? bytes - at : chunk;
+        size_t h = i % slots, at = i * chunk, n = bytes - at < chunk ? bytes - at : chunk;
         if (st == GP_SUCCESS) st = gp_event_synchronize(p->read_done[h]);
         if (st == GP_SUCCESS) p->reading[h] = 0;
-        if (st == GP_SUCCESS) st = gp_buffer_write_async(ds, dst, doff + at, p->host + h * chunk, n);
+        if (st == GP_SUCCESS)
+            st = shared ? gp__copy_within(ds, dst, doff + at, p->shared[1], h * chunk, n, 0, fn)
+                        : gp_buffer_write_async(ds, dst, doff + at, p->host + h * chunk, n);
         if (st == GP_SUCCESS) st = gp_event_record(p->write_done[h], ds);
         if (st == GP_SUCCESS) p->writing[h] = 1;
-        if (i + SLOTS - 1 < pieces) READ(i + SLOTS - 1);
+        if (i + slots - 1 < pieces) READ(i + slots - 1);
     }
     for (size_t h = 0; h < SLOTS && st == GP_SUCCESS && blocking; h++) FREE_SLOT(h);
 #undef READ
@@ -244,7 +282,8 @@ gp_status gp__copy_between(gp_stream *stream, gp_buffer *dst, size_t doff, gp_bu
     if ((st = pair_of(dst->dev, src->dev, &p)) != GP_SUCCESS) return st;
     pthread_mutex_lock(&p->lock);
     if (p->pinned) {
-        st = copy_staged(p, ss, ds, dst, doff, src, soff, bytes, blocking);
+        int shared = !staged_only && bytes >= SHARED_MIN && shared_ready(p);
+        st = copy_staged(p, shared, ss, ds, dst, doff, src, soff, bytes, blocking, fn);
     } else {
         st = copy_peer(p, stream, dst, doff, src, soff, bytes, blocking);
     }
