@@ -455,7 +455,7 @@ GP_KERNEL void gp_gemm(GP_GLOBAL const T *A, ulong a_off, IDX lda, GP_GLOBAL con
 #endif
 /* The products of one step from local buffers as and bs; `then` after the first operand reads
  * (PIPE's copies, below). fa[v], fb[v]: k = kk + 4 v + q. A's operands read per pair of rows
- * just before their matrix instructions instead ran DGEMM 2-4% slower through CUDA (N = 1536 to
+ * just before their matrix instructions instead ran DGEMM 1-4% slower through CUDA (N = 1024 to
  * 8192) and 17-20% slower through NVIDIA's OpenCL on an H200. */
 #define GEMM_PRODUCTS_THEN(as, bs, then)                                                       \
     _Pragma("unroll") for (uint kk = 0; kk < TK; kk += KI) {                                   \
