@@ -218,9 +218,11 @@ GP_API gp_status gp_buffer_unmap(gp_stream *stream, gp_buffer *buffer);
  * default stream, so the copy starts after the work queued before it on both, and later work on
  * either is ordered after it; order other streams with events (gp_stream_wait_event takes an
  * event of any device). Two CUDA or two HIP devices with peer access copy device to device on
- * stream. Other pairs copy through pinned host memory in chunks (GPUPORT_COPY_CHUNK bytes, 8 MiB
- * by default), reading one chunk while the one before is written; the host waits between
- * chunks, so the _async form returns only once the last chunk is queued. */
+ * stream. A CUDA and an OpenCL device of one GPU copy 16 MiB or more through that GPU's own
+ * memory where the OpenCL driver imports CUDA's (NVIDIA's does), in 64 MiB chunks. Other pairs
+ * copy through pinned host memory in chunks (GPUPORT_COPY_CHUNK bytes, 8 MiB by default),
+ * reading one chunk while the one before is written. Either way the host waits between chunks,
+ * so the _async form returns only once the last chunk is queued. */
 /** @{ */
 GP_API gp_status gp_buffer_write(gp_stream *stream, gp_buffer *dst, size_t dst_offset, const void *src, size_t bytes);
 GP_API gp_status gp_buffer_read(gp_stream *stream, gp_buffer *src, size_t src_offset, void *dst, size_t bytes);
