@@ -352,7 +352,8 @@ int gp__ch_device_uuid(void *dev, unsigned char uuid[16])
 gp_status gp__ch_buffer_export(void *dev, size_t bytes, void **out, int *fd)
 {
     gp__ch_device *d = dev;
-    if (!gp__ch.mem_create || !gp__ch.mem_export || !gp__ch.mem_set_access) {
+    if (!gp__ch.mem_get_granularity || !gp__ch.mem_create || !gp__ch.mem_release || !gp__ch.mem_address_reserve ||
+        !gp__ch.mem_address_free || !gp__ch.mem_map || !gp__ch.mem_unmap || !gp__ch.mem_set_access || !gp__ch.mem_export) {
         gp__ch_host->set_error("the CUDA driver here lacks cuMemCreate or cuMemExportToShareableHandle");
         return GP_ERROR_UNSUPPORTED;
     }

@@ -137,9 +137,9 @@ gp_status gp__buffer_share(gp_device *a, gp_device *b, size_t bytes, gp_buffer *
     int fd = -1;
     gp_buffer *first = NULL, *second = NULL;
     gp_status st = from->be->buffer_export(from->impl, bytes, &made, &fd);
-    if (st == GP_SUCCESS) st = adopt_buffer(from, made, bytes, GP_MEMORY_DEVICE, 16, &first);
-    if (st == GP_SUCCESS) st = to->be->buffer_import(to->impl, fd, bytes, &taken);
-    else if (fd >= 0) close(fd);
+    if (st == GP_SUCCESS && (st = adopt_buffer(from, made, bytes, GP_MEMORY_DEVICE, 16, &first)) != GP_SUCCESS)
+        close(fd); /* not handed on */
+    if (st == GP_SUCCESS) st = to->be->buffer_import(to->impl, fd, bytes, &taken); /* takes fd */
     if (st == GP_SUCCESS) st = adopt_buffer(to, taken, bytes, GP_MEMORY_DEVICE, 16, &second);
     if (st != GP_SUCCESS) {
         gp_buffer_destroy(first);
