@@ -64,21 +64,33 @@ void gpb_gemm_host(const job *j, void **a, void **b, void **c)
             ((float *)*a)[i] = (float)gpb_gemm_value(0, i), ((float *)*b)[i] = (float)gpb_gemm_value(1, i);
 }
 
-/* OpenBLAS beside a CPU device's GEMM (Debian's libopenblas0, loaded at run time, so that the
- * bench needs it only to report it): timed on the host like the host anchor, its result checked,
- * its rate and gpuport's ratio to it in a note. */
+/* OpenBLAS beside a CPU device's GEMM (the library the OpenCL plugin calls: GPUPORT_OPENBLAS
+ * where set, else Debian's libopenblas0; loaded at run time, so that the bench needs it only to
+ * report it): timed on the host like the host anchor, its result checked, its rate and gpuport's
+ * ratio to it in a note. NumPy's wheels' OpenBLAS names its CBLAS scipy_cblas_sgemm64_, with
+ * 64-bit sizes. */
 void gpb_openblas_note(job *j, result *r, double *ms)
 {
     typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float *, int, const float *, int, float,
                              float *, int);
     typedef void (*dgemm_fn)(int, int, int, int, int, int, double, const double *, int, const double *, int,
                              double, double *, int);
+    typedef void (*sgemm64_fn)(int, int, int, int64_t, int64_t, int64_t, float, const float *, int64_t,
+                               const float *, int64_t, float, float *, int64_t);
+    typedef void (*dgemm64_fn)(int, int, int, int64_t, int64_t, int64_t, double, const double *, int64_t,
+                               const double *, int64_t, double, double *, int64_t);
     static void *lib;
-    static char why[200];
-    if (!lib && !why[0] && !(lib = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL)))
+    static char why[300];
+    const char *file = getenv("GPUPORT_OPENBLAS") && *getenv("GPUPORT_OPENBLAS") ? getenv("GPUPORT_OPENBLAS")
+                                                                                  : "libopenblas.so.0";
+    if (!lib && !why[0] && !(lib = dlopen(file, RTLD_NOW | RTLD_LOCAL)))
         snprintf(why, sizeof why, "%s (Debian's libopenblas0 has it)", dlerror());
-    void *fn = lib ? dlsym(lib, j->k == K_DGEMM ? "cblas_dgemm" : "cblas_sgemm") : NULL;
-    if (!fn) {
+    const char *name = j->k == K_DGEMM ? "cblas_dgemm" : "cblas_sgemm";
+    void *fn = lib ? dlsym(lib, name) : NULL, *fn64 = NULL;
+    char name64[40];
+    snprintf(name64, sizeof name64, "scipy_%s64_", name);
+    if (lib && !fn) fn64 = dlsym(lib, name64);
+    if (!fn && !fn64) {
         gpb_note(r, "OpenBLAS: %s", lib ? "no cblas_sgemm or cblas_dgemm in it" : why);
         return;
     }
@@ -89,7 +101,11 @@ void gpb_openblas_note(job *j, result *r, double *ms)
     gpb_progress("%s %s %s: OpenBLAS", r->spec, kd[j->k].name, r->shape);
     for (int i = 0; ok && i <= opt.reps; i++) {
         double t0 = gpb_now_ms();
-        if (j->k == K_DGEMM)
+        if (fn64 && j->k == K_DGEMM)
+            ((dgemm64_fn)fn64)(ROW_MAJOR, NO_TRANS, NO_TRANS, n, n, n, 1.0, a, n, b, n, 0.0, c, n);
+        else if (fn64)
+            ((sgemm64_fn)fn64)(ROW_MAJOR, NO_TRANS, NO_TRANS, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
+        else if (j->k == K_DGEMM)
             ((dgemm_fn)fn)(ROW_MAJOR, NO_TRANS, NO_TRANS, n, n, n, 1.0, a, n, b, n, 0.0, c, n);
         else
             ((sgemm_fn)fn)(ROW_MAJOR, NO_TRANS, NO_TRANS, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);

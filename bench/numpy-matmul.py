@@ -2,11 +2,13 @@
 on the same machine: the best of R runs after one untimed, gpuport's timed to the end of its
 device's work, each series after a pause, each result checked against NumPy's (within
 n u sum |a| |b|, u the unit roundoff). On a CPU device gpuport's `@` is gp_gemm's AUTO choice
-(docs/primitives.md).
+(docs/primitives.md), and its vendor GEMM is the OpenBLAS NumPy calls where NumPy's wheel brings
+one (docs/python.md).
 
     PYTHONPATH=build/python python3 bench/numpy-matmul.py [--device SPEC] [--reps R] [--pause S] [N ...]
 """
 import argparse
+import ctypes
 import sys
 import time
 
@@ -37,7 +39,9 @@ def main():
     except gp.GpuportError as e:
         print("numpy-matmul: no device %s here: %s" % (args.device, e.message))
         return 77
-    print("device %s; NumPy %s" % (dev, np.__version__))
+    text = ctypes.create_string_buffer(256)
+    vendor = text.value.decode() if gp._ffi.lib.gp_gemm_vendor_info(dev._h, text, 256) == 0 else "none"
+    print("device %s; NumPy %s; its vendor GEMM: %s" % (dev, np.__version__, vendor))
     print("dtype    N    NumPy GFLOP/s  gpuport GFLOP/s  gpuport / NumPy  check")
     rng = np.random.default_rng(1)
     ok = True

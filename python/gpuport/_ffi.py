@@ -4,6 +4,8 @@ the test suite checks the layouts against the C compiler's."""
 import ctypes
 import os
 
+import numpy  # noqa: F401  (loaded before _numpy_openblas looks for its OpenBLAS)
+
 from . import _api, _where
 
 _SCALARS = {
@@ -45,6 +47,27 @@ def _ctype(t):
 
 for _name in _api.RECORDS:
     _record(_name)
+
+
+def _numpy_openblas():
+    """The OpenBLAS that NumPy calls, where its wheel brings its own (numpy.libs/libscipy_openblas*,
+    loaded with NumPy, which the package imports first); None with Debian's NumPy, which calls the
+    system's."""
+    try:
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                path = line.split(None, 5)[-1].strip()
+                if os.path.basename(path).startswith("libscipy_openblas"):
+                    return path
+    except OSError:
+        pass
+    return None
+
+
+# gp_gemm on a CPU device then calls NumPy's own OpenBLAS (GPUPORT_OPENBLAS, README.md), so that
+# `@` there runs at NumPy's speed and one pool of BLAS threads serves both.
+if not os.environ.get("GPUPORT_OPENBLAS") and (_blas := _numpy_openblas()):
+    os.environ["GPUPORT_OPENBLAS"] = _blas
 
 
 def _load():

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE /* dladdr, realpath */
 #include <dlfcn.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,14 +96,23 @@ static int gp__clblast_load(void)
     return ok;
 }
 
-/* OpenBLAS's CBLAS GEMM, as cblas.h declares it (Debian's libopenblas0: 32-bit sizes). */
+/* OpenBLAS's CBLAS GEMM, as cblas.h declares it: with 32-bit sizes (Debian's libopenblas0), or
+ * with 64-bit ones where its names end in 64_ (NumPy's wheels' scipy-openblas64). */
 typedef void gp__cblas_sgemm_fn(int layout, int ta, int tb, int m, int n, int k, float alpha, const float *a, int lda,
                                 const float *b, int ldb, float beta, float *c, int ldc);
 typedef void gp__cblas_dgemm_fn(int layout, int ta, int tb, int m, int n, int k, double alpha, const double *a,
                                 int lda, const double *b, int ldb, double beta, double *c, int ldc);
+typedef void gp__cblas_sgemm64_fn(int layout, int ta, int tb, int64_t m, int64_t n, int64_t k, float alpha,
+                                  const float *a, int64_t lda, const float *b, int64_t ldb, float beta, float *c,
+                                  int64_t ldc);
+typedef void gp__cblas_dgemm64_fn(int layout, int ta, int tb, int64_t m, int64_t n, int64_t k, double alpha,
+                                  const double *a, int64_t lda, const double *b, int64_t ldb, double beta, double *c,
+                                  int64_t ldc);
 static int gp__openblas_tried;
 static gp__cblas_sgemm_fn *gp__cblas_sgemm;
 static gp__cblas_dgemm_fn *gp__cblas_dgemm;
+static gp__cblas_sgemm64_fn *gp__cblas_sgemm64;
+static gp__cblas_dgemm64_fn *gp__cblas_dgemm64;
 static char gp__openblas_text[512]; /* "OpenBLAS 0.3.21 (host)", or why there is none */
 
 /* Whether OpenBLAS chose kernels older than the CPU, and if so which OPENBLAS_CORETYPE would fit
@@ -136,28 +146,58 @@ static const char *gp__openblas_older(const char *core, int *f32_ok)
     return NULL;
 }
 
-/* 1 once OpenBLAS is loaded; 0 with the reason in gp__openblas_text. */
+/* OpenBLAS's function `name` in lib, under any of the names its builds give it: plain, with the
+ * 64_ suffix of some builds with 64-bit sizes, or with the scipy_ prefix of NumPy's and SciPy's
+ * wheels (scipy_cblas_sgemm64_); *suffixed says whether the name found ends in 64_. */
+static void *gp__openblas_sym(void *lib, const char *name, int *suffixed)
+{
+    static const char *const prefix[] = {"", "scipy_"}, *const suffix[] = {"", "64_"};
+    for (int i = 0; i < 4; i++) {
+        char full[64];
+        snprintf(full, sizeof full, "%s%s%s", prefix[i / 2], name, suffix[i % 2]);
+        void *f = dlsym(lib, full);
+        if (f) {
+            *suffixed = i % 2;
+            return f;
+        }
+    }
+    return NULL;
+}
+
+/* 1 once OpenBLAS is loaded; 0 with the reason in gp__openblas_text. GPUPORT_OPENBLAS names the
+ * library where set (the Python package sets it to NumPy's own where NumPy brings one). */
 static int gp__openblas_load(void)
 {
     pthread_mutex_lock(&gp__clblast_lock);
     if (!gp__openblas_tried) {
         gp__openblas_tried = 1;
-        void *lib = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
-        void *s = lib ? dlsym(lib, "cblas_sgemm") : NULL, *d = lib ? dlsym(lib, "cblas_dgemm") : NULL;
-        void *config = lib ? dlsym(lib, "openblas_get_config") : NULL;
-        void *corename = lib ? dlsym(lib, "openblas_get_corename") : NULL;
+        const char *env = getenv("GPUPORT_OPENBLAS"), *file = env && *env ? env : "libopenblas.so.0";
+        void *lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+        int ilp64 = 0, other = 0;
+        void *s = lib ? gp__openblas_sym(lib, "cblas_sgemm", &ilp64) : NULL;
+        void *d = s ? gp__openblas_sym(lib, "cblas_dgemm", &other) : NULL;
+        void *config = d ? gp__openblas_sym(lib, "openblas_get_config", &other) : NULL;
+        void *corename = d ? gp__openblas_sym(lib, "openblas_get_corename", &other) : NULL;
         if (!lib) {
-            snprintf(gp__openblas_text, sizeof gp__openblas_text,
-                     "OpenBLAS: libopenblas.so.0 not found (%s): install it (Debian and Ubuntu: libopenblas0)", dlerror());
+            snprintf(gp__openblas_text, sizeof gp__openblas_text, "OpenBLAS: %s not found (%s)%s", file, dlerror(),
+                     env && *env ? ": GPUPORT_OPENBLAS names it" : ": install it (Debian and Ubuntu: libopenblas0)");
         } else if (!s || !d) {
-            snprintf(gp__openblas_text, sizeof gp__openblas_text, "OpenBLAS: libopenblas.so.0 has no cblas_sgemm");
+            snprintf(gp__openblas_text, sizeof gp__openblas_text, "OpenBLAS: %s has no cblas_sgemm and cblas_dgemm", file);
             dlclose(lib);
         } else {
-            memcpy(&gp__cblas_sgemm, &s, sizeof s);
-            memcpy(&gp__cblas_dgemm, &d, sizeof d);
             char *(*get_config)(void) = NULL;
             memcpy(&get_config, &config, sizeof config);
             const char *config_text = get_config ? get_config() : NULL; /* "OpenBLAS 0.3.21 DYNAMIC_ARCH ..." */
+            /* 64-bit sizes: the build says so in its configuration (Debian's libopenblas64 keeps
+             * the plain names), else the names' suffix does */
+            if (config_text) ilp64 = strstr(config_text, "USE64BITINT") != NULL;
+            if (ilp64) {
+                memcpy(&gp__cblas_sgemm64, &s, sizeof s);
+                memcpy(&gp__cblas_dgemm64, &d, sizeof d);
+            } else {
+                memcpy(&gp__cblas_sgemm, &s, sizeof s);
+                memcpy(&gp__cblas_dgemm, &d, sizeof d);
+            }
             size_t w = 0;
             if (config_text && config_text[w = strcspn(config_text, " ")])
                 w += 1 + strcspn(config_text + w + 1, " ");
@@ -173,10 +213,11 @@ static int gp__openblas_load(void)
                          sizeof gp__openblas_text - strlen(gp__openblas_text) + 1,
                          "%s, %s kernels: this OpenBLAS does not know the CPU; OPENBLAS_CORETYPE=%s chooses its own)",
                          f32_ok ? " for f32" : "", core, fit);
-            gp__cl_host->debug("load", "opencl: %s loaded", gp__openblas_text);
+            gp__cl_host->debug("load", "opencl: %s loaded from %s%s", gp__openblas_text, file,
+                               ilp64 ? " (64-bit sizes)" : "");
         }
     }
-    int ok = gp__cblas_sgemm != NULL;
+    int ok = gp__cblas_sgemm || gp__cblas_sgemm64;
     pthread_mutex_unlock(&gp__clblast_lock);
     return ok;
 }
@@ -187,7 +228,8 @@ static gp_status gp__openblas_gemm(cl_command_queue q, gp_type type, int trans_a
                                    size_t k, double alpha, cl_mem a, size_t a_off, size_t lda, cl_mem b,
                                    size_t b_off, size_t ldb, double beta, cl_mem c, size_t c_off, size_t ldc)
 {
-    if (m > INT_MAX || n > INT_MAX || k > INT_MAX || lda > INT_MAX || ldb > INT_MAX || ldc > INT_MAX) {
+    if (!gp__cblas_sgemm64 &&
+        (m > INT_MAX || n > INT_MAX || k > INT_MAX || lda > INT_MAX || ldb > INT_MAX || ldc > INT_MAX)) {
         gp__cl_host->set_error("OpenBLAS GEMM (%zu x %zu x %zu): its sizes are 32-bit ints", m, n, k);
         return GP_ERROR_UNSUPPORTED;
     }
@@ -204,7 +246,15 @@ static gp_status gp__openblas_gemm(cl_command_queue q, gp_type type, int trans_a
     }
     if (err == CL_SUCCESS) {
         int ta = trans_a ? GP__CLBLAST_TRANS : GP__CLBLAST_NO_TRANS, tb = trans_b ? GP__CLBLAST_TRANS : GP__CLBLAST_NO_TRANS;
-        if (type == GP_F32)
+        if (gp__cblas_sgemm64 && type == GP_F32)
+            gp__cblas_sgemm64(GP__CLBLAST_COL_MAJOR, ta, tb, (int64_t)m, (int64_t)n, (int64_t)k, (float)alpha,
+                              (float *)host[1] + a_off, (int64_t)lda, (float *)host[2] + b_off, (int64_t)ldb,
+                              (float)beta, (float *)host[0] + c_off, (int64_t)ldc);
+        else if (gp__cblas_dgemm64)
+            gp__cblas_dgemm64(GP__CLBLAST_COL_MAJOR, ta, tb, (int64_t)m, (int64_t)n, (int64_t)k, alpha,
+                              (double *)host[1] + a_off, (int64_t)lda, (double *)host[2] + b_off, (int64_t)ldb, beta,
+                              (double *)host[0] + c_off, (int64_t)ldc);
+        else if (type == GP_F32)
             gp__cblas_sgemm(GP__CLBLAST_COL_MAJOR, ta, tb, (int)m, (int)n, (int)k, (float)alpha, (float *)host[1] + a_off,
                             (int)lda, (float *)host[2] + b_off, (int)ldb, (float)beta, (float *)host[0] + c_off, (int)ldc);
         else
@@ -239,6 +289,10 @@ static gp_status gp__cl_blas_pick(const gp__cl_dev *d, int *openblas, char *why,
         st = GP_ERROR_UNSUPPORTED;
     } else if (want && strcmp(want, "openblas") == 0 && !gp__openblas_load()) {
         snprintf(why, len, "GPUPORT_OPENCL_BLAS=openblas, but %s", gp__openblas_text);
+        st = GP_ERROR_UNSUPPORTED;
+    } else if (d->host_memory && getenv("GPUPORT_OPENBLAS") && *getenv("GPUPORT_OPENBLAS") &&
+               !(want && strcmp(want, "clblast") == 0) && !gp__openblas_load()) {
+        snprintf(why, len, "%s", gp__openblas_text); /* a library named and not there is no silent fallback */
         st = GP_ERROR_UNSUPPORTED;
     } else {
         *openblas = want && *want ? strcmp(want, "openblas") == 0 : d->host_memory && gp__openblas_load();
