@@ -67,8 +67,8 @@ void gpb_gemm_host(const job *j, void **a, void **b, void **c)
 /* OpenBLAS beside a CPU device's GEMM (the library the OpenCL plugin calls: GPUPORT_OPENBLAS
  * where set, else Debian's libopenblas0; loaded at run time, so that the bench needs it only to
  * report it): timed on the host like the host anchor, its result checked, its rate and gpuport's
- * ratio to it in a note. NumPy's wheels' OpenBLAS names its CBLAS scipy_cblas_sgemm64_, with
- * 64-bit sizes. */
+ * ratio to it in a note. NumPy's wheels name its CBLAS scipy_cblas_sgemm64_; sizes are 64-bit
+ * there and wherever the build's configuration says USE64BITINT (Debian's libopenblas64). */
 void gpb_openblas_note(job *j, result *r, double *ms)
 {
     typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float *, int, const float *, int, float,
@@ -81,19 +81,22 @@ void gpb_openblas_note(job *j, result *r, double *ms)
                                const double *, int64_t, double, double *, int64_t);
     static void *lib;
     static char why[300];
-    const char *file = getenv("GPUPORT_OPENBLAS") && *getenv("GPUPORT_OPENBLAS") ? getenv("GPUPORT_OPENBLAS")
-                                                                                  : "libopenblas.so.0";
+    const char *env = getenv("GPUPORT_OPENBLAS"), *file = env && *env ? env : "libopenblas.so.0";
     if (!lib && !why[0] && !(lib = dlopen(file, RTLD_NOW | RTLD_LOCAL)))
-        snprintf(why, sizeof why, "%s (Debian's libopenblas0 has it)", dlerror());
-    const char *name = j->k == K_DGEMM ? "cblas_dgemm" : "cblas_sgemm";
-    void *fn = lib ? dlsym(lib, name) : NULL, *fn64 = NULL;
-    char name64[40];
-    snprintf(name64, sizeof name64, "scipy_%s64_", name);
-    if (lib && !fn) fn64 = dlsym(lib, name64);
-    if (!fn && !fn64) {
+        snprintf(why, sizeof why, "%s (%s)", dlerror(), env && *env ? "GPUPORT_OPENBLAS names it" :
+                 "Debian's libopenblas0 has it");
+    int scipy = 0;
+    void *fn = lib ? dlsym(lib, j->k == K_DGEMM ? "cblas_dgemm" : "cblas_sgemm") : NULL;
+    if (lib && !fn && (fn = dlsym(lib, j->k == K_DGEMM ? "scipy_cblas_dgemm64_" : "scipy_cblas_sgemm64_")))
+        scipy = 1;
+    if (!fn) {
         gpb_note(r, "OpenBLAS: %s", lib ? "no cblas_sgemm or cblas_dgemm in it" : why);
         return;
     }
+    char *(*config)(void) = NULL;
+    void *sym = dlsym(lib, scipy ? "scipy_openblas_get_config64_" : "openblas_get_config");
+    memcpy(&config, &sym, sizeof sym);
+    int wide = scipy || (config && strstr(config(), "USE64BITINT"));
     void *a, *b, *c;
     gpb_gemm_host(j, &a, &b, &c);
     int n = (int)j->size, ok = a && b && c;
@@ -101,10 +104,10 @@ void gpb_openblas_note(job *j, result *r, double *ms)
     gpb_progress("%s %s %s: OpenBLAS", r->spec, kd[j->k].name, r->shape);
     for (int i = 0; ok && i <= opt.reps; i++) {
         double t0 = gpb_now_ms();
-        if (fn64 && j->k == K_DGEMM)
-            ((dgemm64_fn)fn64)(ROW_MAJOR, NO_TRANS, NO_TRANS, n, n, n, 1.0, a, n, b, n, 0.0, c, n);
-        else if (fn64)
-            ((sgemm64_fn)fn64)(ROW_MAJOR, NO_TRANS, NO_TRANS, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
+        if (wide && j->k == K_DGEMM)
+            ((dgemm64_fn)fn)(ROW_MAJOR, NO_TRANS, NO_TRANS, n, n, n, 1.0, a, n, b, n, 0.0, c, n);
+        else if (wide)
+            ((sgemm64_fn)fn)(ROW_MAJOR, NO_TRANS, NO_TRANS, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
         else if (j->k == K_DGEMM)
             ((dgemm_fn)fn)(ROW_MAJOR, NO_TRANS, NO_TRANS, n, n, n, 1.0, a, n, b, n, 0.0, c, n);
         else

@@ -97,7 +97,7 @@ static int gp__clblast_load(void)
 }
 
 /* OpenBLAS's CBLAS GEMM, as cblas.h declares it: with 32-bit sizes (Debian's libopenblas0), or
- * with 64-bit ones where its names end in 64_ (NumPy's wheels' scipy-openblas64). */
+ * with 64-bit ones where the build says USE64BITINT (Debian's libopenblas64, NumPy's wheels). */
 typedef void gp__cblas_sgemm_fn(int layout, int ta, int tb, int m, int n, int k, float alpha, const float *a, int lda,
                                 const float *b, int ldb, float beta, float *c, int ldc);
 typedef void gp__cblas_dgemm_fn(int layout, int ta, int tb, int m, int n, int k, double alpha, const double *a,
@@ -223,10 +223,11 @@ static int gp__openblas_load(void)
 }
 
 /* OpenBLAS on the buffers' memory: each mapped, the last map blocking (so after the stream's
- * earlier commands, the other maps among them: the queue is in order, and one wait instead of
- * three took about 40 us off a product of N = 64 on pocl 3.1, 2 EPYC cores, from 0.07-0.12 ms
- * through gpuport-bench), the product computed by the host, each unmapped
- * (before the stream's later ones). */
+ * earlier commands, the other maps among them: the queue is in order; one wait instead of three
+ * took about 40 us off a product of N = 64 on pocl 3.1 with 2 EPYC cores, 0.04-0.07 ms against
+ * 0.07-0.13 in gpuport-bench), the product computed by the caller, each unmapped (before the
+ * stream's later ones). pocl 3.1's native kernels, which would run the call as a command of the
+ * queue, gave it memory that did not hold the buffers' contents. */
 static gp_status gp__openblas_gemm(cl_command_queue q, gp_type type, int trans_a, int trans_b, size_t m, size_t n,
                                    size_t k, double alpha, cl_mem a, size_t a_off, size_t lda, cl_mem b,
                                    size_t b_off, size_t ldb, double beta, cl_mem c, size_t c_off, size_t ldc)
