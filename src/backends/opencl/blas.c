@@ -226,8 +226,9 @@ static int gp__openblas_load(void)
  * earlier commands, the other maps among them: the queue is in order; one wait instead of three
  * took about 40 us off a product of N = 64 on pocl 3.1 with 2 EPYC cores, 0.04-0.07 ms against
  * 0.07-0.13 in gpuport-bench), the product computed by the caller, each unmapped (before the
- * stream's later ones). pocl 3.1's native kernels, which would run the call as a command of the
- * queue, gave it memory that did not hold the buffers' contents. */
+ * stream's later ones). A native kernel (clEnqueueNativeKernel) would make the call a command of
+ * the queue, but on pocl 3.1 it was not ordered with the queue's later commands: it saw the right
+ * operands, yet a read queued after it returned C as before the product. */
 static gp_status gp__openblas_gemm(cl_command_queue q, gp_type type, int trans_a, int trans_b, size_t m, size_t n,
                                    size_t k, double alpha, cl_mem a, size_t a_off, size_t lda, cl_mem b,
                                    size_t b_off, size_t ldb, double beta, cl_mem c, size_t c_off, size_t ldc)
