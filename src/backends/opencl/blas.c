@@ -227,8 +227,9 @@ static int gp__openblas_load(void)
  * took about 40 us off a product of N = 64 on pocl 3.1 with 2 EPYC cores, 0.04-0.07 ms against
  * 0.07-0.13 in gpuport-bench), the product computed by the caller, each unmapped (before the
  * stream's later ones). A native kernel (clEnqueueNativeKernel) would make the call a command of
- * the queue; tried on pocl 3.1, it saw the right operands, yet the gemm tests read C back as it
- * was before the product (in a plain program a read did wait for a native kernel), so not kept. */
+ * the queue; tried on pocl 3.1, a read queued after it did wait for it, but the gemm tests read
+ * C back as it was before the product, and its own result was wrong: the memory pocl handed it
+ * was not the buffers' (in a plain program with one buffer it was). Not kept. */
 static gp_status gp__openblas_gemm(cl_command_queue q, gp_type type, int trans_a, int trans_b, size_t m, size_t n,
                                    size_t k, double alpha, cl_mem a, size_t a_off, size_t lda, cl_mem b,
                                    size_t b_off, size_t ldb, double beta, cl_mem c, size_t c_off, size_t ldc)
