@@ -285,7 +285,7 @@ static gp_status gp__openblas_gemm(cl_command_queue q, gp_type type, int trans_a
  * request that cannot be met is an error, its reason in why. */
 static gp_status gp__cl_blas_pick(const gp__cl_dev *d, int *openblas, char *why, size_t len)
 {
-    const char *want = getenv("GPUPORT_OPENCL_BLAS");
+    const char *want = getenv("GPUPORT_OPENCL_BLAS"), *named = getenv("GPUPORT_OPENBLAS");
     gp_status st = GP_SUCCESS;
     *openblas = 0;
     if (want && *want && strcmp(want, "clblast") && strcmp(want, "openblas")) {
@@ -298,8 +298,8 @@ static gp_status gp__cl_blas_pick(const gp__cl_dev *d, int *openblas, char *why,
     } else if (want && strcmp(want, "openblas") == 0 && !gp__openblas_load()) {
         snprintf(why, len, "GPUPORT_OPENCL_BLAS=openblas, but %s", gp__openblas_text);
         st = GP_ERROR_UNSUPPORTED;
-    } else if (d->host_memory && getenv("GPUPORT_OPENBLAS") && *getenv("GPUPORT_OPENBLAS") &&
-               !(want && strcmp(want, "clblast") == 0) && !gp__openblas_load()) {
+    } else if (d->host_memory && named && *named && !(want && strcmp(want, "clblast") == 0) &&
+               !gp__openblas_load()) {
         snprintf(why, len, "%s", gp__openblas_text); /* a library named and not there is no silent fallback */
         st = GP_ERROR_UNSUPPORTED;
     } else {
