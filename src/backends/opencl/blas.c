@@ -222,53 +222,20 @@ static int gp__openblas_load(void)
     return ok;
 }
 
-/* One product for OpenBLAS, on memory the maps before it gave. */
-typedef struct gp__host_gemm {
-    gp_type type;
-    int ta, tb;
-    size_t m, n, k, lda, ldb, ldc;
-    double alpha, beta;
-    void *a, *b, *c;
-    cl_event done; /* the user event the stream's next commands wait for */
-} gp__host_gemm;
-
-static void gp__host_gemm_run(const gp__host_gemm *g)
-{
-    int64_t m = (int64_t)g->m, n = (int64_t)g->n, k = (int64_t)g->k;
-    if (gp__cblas_sgemm64 && g->type == GP_F32)
-        gp__cblas_sgemm64(GP__CLBLAST_COL_MAJOR, g->ta, g->tb, m, n, k, (float)g->alpha, g->a, (int64_t)g->lda, g->b,
-                          (int64_t)g->ldb, (float)g->beta, g->c, (int64_t)g->ldc);
-    else if (gp__cblas_dgemm64)
-        gp__cblas_dgemm64(GP__CLBLAST_COL_MAJOR, g->ta, g->tb, m, n, k, g->alpha, g->a, (int64_t)g->lda, g->b,
-                          (int64_t)g->ldb, g->beta, g->c, (int64_t)g->ldc);
-    else if (g->type == GP_F32)
-        gp__cblas_sgemm(GP__CLBLAST_COL_MAJOR, g->ta, g->tb, (int)m, (int)n, (int)k, (float)g->alpha, g->a,
-                        (int)g->lda, g->b, (int)g->ldb, (float)g->beta, g->c, (int)g->ldc);
-    else
-        gp__cblas_dgemm(GP__CLBLAST_COL_MAJOR, g->ta, g->tb, (int)m, (int)n, (int)k, g->alpha, g->a, (int)g->lda,
-                        g->b, (int)g->ldb, g->beta, g->c, (int)g->ldc);
-}
-
-/* Runs the product once the maps are done (the marker's status is CL_COMPLETE; a failed map
- * leaves C as it was), then lets the stream go on. */
-static void CL_CALLBACK gp__host_gemm_callback(cl_event marker, cl_int status, void *data)
-{
-    gp__host_gemm *g = data;
-    (void)marker;
-    if (status == CL_COMPLETE) gp__host_gemm_run(g);
-    gp__cl.clSetUserEventStatus(g->done, CL_COMPLETE);
-    gp__cl.clReleaseEvent(g->done);
-    free(g);
-}
-
-/* OpenBLAS on the buffers' memory, as a command of the stream that the host does not wait for:
- * each buffer mapped, then a marker whose callback computes the product and completes a user
- * event, a barrier on that event, and the unmaps after it. Before, the host waited for the last
- * map, computed, and unmapped: on pocl 5.0 with 16 Xeon cores a product of N = 64 then cost
- * 0.13-0.19 ms (NumPy's: 0.008), much of it the host's turns through pocl's queue. A native
- * kernel (clEnqueueNativeKernel) would do the same in one command; tried on pocl 3.1, a read
- * queued after it did wait for it, but the memory pocl handed it was not the buffers' (in a
- * plain program with one buffer it was). Not kept. */
+/* OpenBLAS on the buffers' memory: each mapped, the last map blocking (so after the stream's
+ * earlier commands, the other maps among them: the queue is in order; one wait instead of three
+ * took about 40 us off a product of N = 64 on pocl 3.1 with 2 EPYC cores, 0.04-0.07 ms against
+ * 0.07-0.13 in gpuport-bench), the product computed by the caller, each unmapped (before the
+ * stream's later ones). A native kernel (clEnqueueNativeKernel) would make the call a command of
+ * the queue; tried on pocl 3.1, a read queued after it did wait for it, but the gemm tests read
+ * C back as it was before the product, and its own result was wrong: the memory pocl handed it
+ * was not the buffers' (in a plain program with one buffer it was). Not kept. Nor was the product
+ * as a command through an event callback (non-blocking maps, a marker whose callback ran OpenBLAS
+ * and completed a user event, a barrier on that event, the unmaps; gp_gemm then returned at once):
+ * on pocl 3.1 with 2 EPYC cores it brought the path from 0.88-0.95x to 0.97-1.01x OpenBLAS called
+ * directly at N = 512 in gpuport-bench, but on pocl 5.0 with 16 Xeon cores it fell to 0.03-0.26x
+ * at N = 512 in three of four products (1.12 in the fourth) and 0.25-0.63x at 1024, against
+ * 0.58-0.74x and 0.33-0.94x for this path alternating with it in the same call (2026-11-29). */
 static gp_status gp__openblas_gemm(cl_command_queue q, gp_type type, int trans_a, int trans_b, size_t m, size_t n,
                                    size_t k, double alpha, cl_mem a, size_t a_off, size_t lda, cl_mem b,
                                    size_t b_off, size_t ldb, double beta, cl_mem c, size_t c_off, size_t ldc)
@@ -278,56 +245,36 @@ static gp_status gp__openblas_gemm(cl_command_queue q, gp_type type, int trans_a
         gp__cl_host->set_error("OpenBLAS GEMM (%zu x %zu x %zu): its sizes are 32-bit ints", m, n, k);
         return GP_ERROR_UNSUPPORTED;
     }
-    gp__host_gemm *g = malloc(sizeof *g);
-    if (!g) {
-        gp__cl_host->set_error("no host memory for an OpenBLAS GEMM");
-        return GP_ERROR_OUT_OF_HOST_MEMORY;
-    }
     cl_mem mems[3] = {c, a, b};
     void *host[3] = {NULL, NULL, NULL};
-    cl_context ctx = NULL;
-    cl_event marker = NULL;
-    const char *call = "clEnqueueMapBuffer";
     cl_int err = CL_SUCCESS;
+    int last = mems[2] != mems[0] && mems[2] != mems[1] ? 2 : mems[1] != mems[0] ? 1 : 0;
     for (int i = 0; i < 3 && err == CL_SUCCESS; i++) {
         size_t bytes = 0;
         for (int j = 0; j < i; j++) /* one map of a buffer that holds two operands */
             if (mems[j] == mems[i]) host[i] = host[j];
         if (!host[i] && (err = gp__cl.clGetMemObjectInfo(mems[i], CL_MEM_SIZE, sizeof bytes, &bytes, NULL)) == CL_SUCCESS)
-            host[i] = gp__cl.clEnqueueMapBuffer(q, mems[i], CL_FALSE, i == 0 ? CL_MAP_READ | CL_MAP_WRITE : CL_MAP_READ,
-                                                0, bytes, 0, NULL, NULL, &err);
-    }
-    size_t es = type == GP_F32 ? sizeof(float) : sizeof(double);
-    *g = (gp__host_gemm){type, trans_a ? GP__CLBLAST_TRANS : GP__CLBLAST_NO_TRANS,
-                         trans_b ? GP__CLBLAST_TRANS : GP__CLBLAST_NO_TRANS, m, n, k, lda, ldb, ldc, alpha, beta,
-                         host[1] ? (char *)host[1] + a_off * es : NULL, host[2] ? (char *)host[2] + b_off * es : NULL,
-                         host[0] ? (char *)host[0] + c_off * es : NULL, NULL};
-    if (err == CL_SUCCESS) {
-        call = "clGetCommandQueueInfo";
-        err = gp__cl.clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof ctx, &ctx, NULL);
+            host[i] = gp__cl.clEnqueueMapBuffer(q, mems[i], i == last ? CL_TRUE : CL_FALSE,
+                                                i == 0 ? CL_MAP_READ | CL_MAP_WRITE : CL_MAP_READ, 0, bytes, 0, NULL,
+                                                NULL, &err);
     }
     if (err == CL_SUCCESS) {
-        call = "clCreateUserEvent";
-        g->done = gp__cl.clCreateUserEvent(ctx, &err);
+        int ta = trans_a ? GP__CLBLAST_TRANS : GP__CLBLAST_NO_TRANS, tb = trans_b ? GP__CLBLAST_TRANS : GP__CLBLAST_NO_TRANS;
+        if (gp__cblas_sgemm64 && type == GP_F32)
+            gp__cblas_sgemm64(GP__CLBLAST_COL_MAJOR, ta, tb, (int64_t)m, (int64_t)n, (int64_t)k, (float)alpha,
+                              (float *)host[1] + a_off, (int64_t)lda, (float *)host[2] + b_off, (int64_t)ldb,
+                              (float)beta, (float *)host[0] + c_off, (int64_t)ldc);
+        else if (gp__cblas_dgemm64)
+            gp__cblas_dgemm64(GP__CLBLAST_COL_MAJOR, ta, tb, (int64_t)m, (int64_t)n, (int64_t)k, alpha,
+                              (double *)host[1] + a_off, (int64_t)lda, (double *)host[2] + b_off, (int64_t)ldb, beta,
+                              (double *)host[0] + c_off, (int64_t)ldc);
+        else if (type == GP_F32)
+            gp__cblas_sgemm(GP__CLBLAST_COL_MAJOR, ta, tb, (int)m, (int)n, (int)k, (float)alpha, (float *)host[1] + a_off,
+                            (int)lda, (float *)host[2] + b_off, (int)ldb, (float)beta, (float *)host[0] + c_off, (int)ldc);
+        else
+            gp__cblas_dgemm(GP__CLBLAST_COL_MAJOR, ta, tb, (int)m, (int)n, (int)k, alpha, (double *)host[1] + a_off,
+                            (int)lda, (double *)host[2] + b_off, (int)ldb, beta, (double *)host[0] + c_off, (int)ldc);
     }
-    if (err == CL_SUCCESS) {
-        call = "clEnqueueMarkerWithWaitList";
-        err = gp__cl.clEnqueueMarkerWithWaitList(q, 0, NULL, &marker);
-    }
-    if (err == CL_SUCCESS) {
-        call = "clEnqueueBarrierWithWaitList";
-        err = gp__cl.clEnqueueBarrierWithWaitList(q, 1, &g->done, NULL);
-    }
-    if (err == CL_SUCCESS) {
-        call = "clSetEventCallback";
-        err = gp__cl.clSetEventCallback(marker, CL_COMPLETE, gp__host_gemm_callback, g);
-    }
-    if (err != CL_SUCCESS && g->done) { /* the barrier, if there is one, must not wait forever */
-        gp__cl.clSetUserEventStatus(g->done, CL_COMPLETE);
-        gp__cl.clReleaseEvent(g->done);
-    }
-    if (err != CL_SUCCESS) free(g); /* else the callback frees it */
-    if (marker) gp__cl.clReleaseEvent(marker);
     cl_int unmap = CL_SUCCESS;
     for (int i = 0; i < 3; i++) {
         int again = 0;
@@ -335,7 +282,7 @@ static gp_status gp__openblas_gemm(cl_command_queue q, gp_type type, int trans_a
         cl_int e = host[i] && !again ? gp__cl.clEnqueueUnmapMemObject(q, mems[i], host[i], 0, NULL, NULL) : CL_SUCCESS;
         if (unmap == CL_SUCCESS) unmap = e;
     }
-    if (err != CL_SUCCESS) return gp__cl_fail(call, err);
+    if (err != CL_SUCCESS) return gp__cl_fail("clEnqueueMapBuffer", err);
     return unmap == CL_SUCCESS ? GP_SUCCESS : gp__cl_fail("clEnqueueUnmapMemObject", unmap);
 }
 

@@ -34,8 +34,7 @@
     X(clBuildProgram) X(clGetProgramInfo) X(clGetProgramBuildInfo) X(clReleaseProgram)                  \
     X(clCreateKernel) X(clReleaseKernel) X(clGetKernelInfo) X(clGetKernelWorkGroupInfo)                 \
     X(clGetKernelArgInfo) X(clSetKernelArg) X(clEnqueueNDRangeKernel)                                  \
-    X(clGetMemObjectInfo) X(clRetainMemObject) X(clGetCommandQueueInfo) X(clCreateUserEvent)           \
-    X(clSetUserEventStatus) X(clSetEventCallback)
+    X(clGetMemObjectInfo) X(clRetainMemObject) X(clGetCommandQueueInfo)
 
 typedef struct gp__cl_api {
 #define GP__CL_MEMBER(fn) __typeof__(&fn) fn;
