@@ -85,18 +85,26 @@ void gpb_openblas_note(job *j, result *r, double *ms)
     if (!lib && !why[0] && !(lib = dlopen(file, RTLD_NOW | RTLD_LOCAL)))
         snprintf(why, sizeof why, "%s (%s)", dlerror(), env && *env ? "GPUPORT_OPENBLAS names it" :
                  "Debian's libopenblas0 has it");
-    int scipy = 0;
-    void *fn = lib ? dlsym(lib, j->k == K_DGEMM ? "cblas_dgemm" : "cblas_sgemm") : NULL;
-    if (lib && !fn && (fn = dlsym(lib, j->k == K_DGEMM ? "scipy_cblas_dgemm64_" : "scipy_cblas_sgemm64_")))
-        scipy = 1;
+    /* the names the plugin looks for (blas.c): plain, with the 64_ suffix, and with the scipy_
+     * prefix; 64-bit sizes where the configuration says so, else where the names have the suffix */
+    void *fn = NULL, *sym = NULL;
+    int form = 0;
+    char name[64];
+    for (; lib && !fn && form < 4; form++) {
+        snprintf(name, sizeof name, "%scblas_%cgemm%s", form / 2 ? "scipy_" : "", j->k == K_DGEMM ? 'd' : 's',
+                 form % 2 ? "64_" : "");
+        fn = dlsym(lib, name);
+    }
     if (!fn) {
         gpb_note(r, "OpenBLAS: %s", lib ? "no cblas_sgemm or cblas_dgemm in it" : why);
         return;
     }
+    form--;
+    snprintf(name, sizeof name, "%sopenblas_get_config%s", form / 2 ? "scipy_" : "", form % 2 ? "64_" : "");
+    sym = dlsym(lib, name);
     char *(*config)(void) = NULL;
-    void *sym = dlsym(lib, scipy ? "scipy_openblas_get_config64_" : "openblas_get_config");
     memcpy(&config, &sym, sizeof sym);
-    int wide = scipy || (config && strstr(config(), "USE64BITINT"));
+    int wide = config ? strstr(config(), "USE64BITINT") != NULL : form % 2;
     void *a, *b, *c;
     gpb_gemm_host(j, &a, &b, &c);
     int n = (int)j->size, ok = a && b && c;
