@@ -186,6 +186,17 @@ gp_status gp_mpi_grid_run(gp_mpi_grid *grid, size_t steps)
     return st;
 }
 
+/* NCCL connects two ranks at their first message to each other, not in ncclCommInitRank: 1.2 s on
+ * two H200s (NCCL 2.28.3, NCCL_RUNTIME_CONNECT=0 no different), which a program's first run
+ * would carry. heat_diffusion_mpi (N = 256, f64, 2 GPUs) reported 0.089 ms a step on NCCL
+ * against 0.019 on the mpi transport, 0.023 without the first exchange. So a grid on NCCL
+ * exchanges its fields' zeros once at creation, faces as deep as a run's. */
+gp_status gp__grid_connect(gp_mpi_grid *g, const char *fn)
+{
+    gp_status st = g->nfaces ? exchange_all(g, fn, g->u[g->cur], 0, GP_SUCCESS) : GP_SUCCESS;
+    return gp__transport_finish(g, fn, st);
+}
+
 gp_status gp_mpi_grid_exchange(gp_mpi_grid *grid)
 {
     static const char fn[] = "gp_mpi_grid_exchange";

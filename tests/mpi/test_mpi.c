@@ -590,6 +590,13 @@ static void nccl_failures(void **state)
         unsetenv("FAKE_NCCL_FAIL");
         skip(); /* one rank exchanges nothing */
     }
+    /* A grid on NCCL exchanges once at creation (steps.c: NCCL connects ranks at their first
+     * message), so a send failing there fails the creation on every rank. */
+    snprintf(spec, sizeof spec, "ncclSend:1:%d", who);
+    setenv("FAKE_NCCL_FAIL", spec, 1);
+    expect_failure(gp_mpi_grid_create(MPI_COMM_WORLD, dev, &s, NULL, &g), GP_ERROR_BACKEND, who, spec);
+    if (!strstr(gp_last_error(), "ncclSend failed")) note("\"%s\" does not name the call", gp_last_error());
+    all_ok();
     /* The third send, receive or group end of a run of 12 steps (an exchange before every D-th
      * step, halos D <= 4 deep, one round each, as only y is split), and an asynchronous error
      * after the third group. */
