@@ -384,7 +384,8 @@ gp_status gp_mpi_grid_create(MPI_Comm comm, gp_device *device, const gp_stencil 
     g->transport = transport;
     if (st == GP_SUCCESS) st = gp__agree(comm, allocate(g));
     if (st == GP_SUCCESS) st = gp__transport_open(g, fn);
-    if (st == GP_SUCCESS && transport.transport == GP_MPI_TRANSPORT_NCCL) st = gp__grid_connect(g, fn);
+    /* NCCL connects the ranks at their first message: here, not in the first run (steps.c). */
+    if (st == GP_SUCCESS && transport.transport == GP_MPI_TRANSPORT_NCCL) st = gp__grid_exchange(g, fn, st);
     if (st != GP_SUCCESS) {
         release(g);
         return st;

@@ -84,10 +84,10 @@ static inline size_t index_of(const size_t *sides, const size_t *at)
     return at[0] + sides[0] * (at[1] + sides[1] * at[2]);
 }
 
-/* steps.c: the kernel and table that pack the faces; one exchange of the zeros of a new grid,
- * which makes NCCL connect its ranks at creation (collective). */
+/* steps.c: the kernel and table that pack the faces; one exchange of U's faces, agreed by every
+ * rank (collective). */
 gp_status gp__faces_create(gp_mpi_grid *g);
-gp_status gp__grid_connect(gp_mpi_grid *g, const char *fn);
+gp_status gp__grid_exchange(gp_mpi_grid *g, const char *fn, gp_status st);
 
 /* agree.c */
 gp_status gp__agree(MPI_Comm comm, gp_status st);

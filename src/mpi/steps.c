@@ -186,14 +186,15 @@ gp_status gp_mpi_grid_run(gp_mpi_grid *grid, size_t steps)
     return st;
 }
 
-/* NCCL connects two ranks at their first message to each other, not in ncclCommInitRank: 1.2 s on
- * two H200s (NCCL 2.28.3, NCCL_RUNTIME_CONNECT=0 no different), which a program's first run
- * would carry. heat_diffusion_mpi (N = 256, f64, 2 GPUs) reported 0.089 ms a step on NCCL
- * against 0.019 on the mpi transport, 0.023 without the first exchange. So a grid on NCCL
- * exchanges its fields' zeros once at creation, faces as deep as a run's. */
-gp_status gp__grid_connect(gp_mpi_grid *g, const char *fn)
+/* One exchange of U's faces, agreed by every rank; st is the status so far. gp_mpi_grid_create
+ * calls it on every grid on NCCL, whose fields are zeros then: NCCL connects two ranks at their
+ * first message to each other, not in ncclCommInitRank, which took 1.2 s on two H200s (NCCL
+ * 2.28.3, NCCL_RUNTIME_CONNECT=0 no different) and landed in a program's first run:
+ * heat_diffusion_mpi (N = 256, f64, 2 GPUs) reported 0.089 ms a step on NCCL against 0.019 on the
+ * mpi transport, and 0.011-0.015 once the creation made the connection. */
+gp_status gp__grid_exchange(gp_mpi_grid *g, const char *fn, gp_status st)
 {
-    gp_status st = g->nfaces ? exchange_all(g, fn, g->u[g->cur], 0, GP_SUCCESS) : GP_SUCCESS;
+    if (g->nfaces) st = exchange_all(g, fn, g->u[g->cur], 0, st);
     return gp__transport_finish(g, fn, st);
 }
 
@@ -205,8 +206,7 @@ gp_status gp_mpi_grid_exchange(gp_mpi_grid *grid)
     double t0 = gp__now();
     /* The faces are the last run's results, written on both streams. */
     KEEP(st, gp_stream_synchronize(grid->compute));
-    if (grid->nfaces) st = exchange_all(grid, fn, grid->u[grid->cur], 0, st);
-    st = gp__transport_finish(grid, fn, st);
+    st = gp__grid_exchange(grid, fn, st);
     grid->stats.exchange_s += gp__now() - t0;
     grid->stats.exchanges++;
     return st;
