@@ -59,10 +59,8 @@ static const gp_gemm_params candidates[] = {
  * it ran 43% and 27% slower, 9% and 1.5% faster, 36% slower (not whole tiles) and 8% faster.
  * Shapes with more warps ran slower at N = 2048 to 8192, with the loop unrolled or not: 128x64
  * of 4 x 8 or 8 x 4 items 0.59-0.77, 128x128 of 4 x 8 or 8 x 8 0.58-0.78, 256x64 0.59-0.68
- * (before the copies moved), and again at this code on an H200 (2026-11-29, two rounds against
- * cuBLAS 13.1, GPUPORT_GEMM_PARAMS, N = 2048 / 4096 / 8192): 128x128 0.82 / 0.80 / 0.80, 256x64
- * 0.81 / 0.80 / 0.79, 64x256 0.82 / 0.80 / 0.80 and 64x128 0.82 / 0.83 / 0.85, against 128x64's
- * 0.90 / 0.90 / 0.91-0.92 (at N = 1024 0.47 for the first three, 0.71 and 0.84). 128x64x16 ran 3-4% slower than 128x64x8 at N = 1024 to 8192 with
+ * (before the copies moved); on an H200 at this code (2026-11-29, N = 2048 / 4096 / 8192) 128x128,
+ * 256x64 and 64x256 0.79-0.82, 64x128 0.82 / 0.83 / 0.85, 128x64 0.90 / 0.90 / 0.91. 128x64x16 ran 3-4% slower than 128x64x8 at N = 1024 to 8192 with
  * either depth of instruction before the copies moved, 6-17% after (gemm.gp); its two buffers
  * without asynchronous copies pass the 48 KiB of a kernel's own arrays. NVIDIA's OpenCL runs the
  * f32 shapes at 0.97-0.99x the CUDA backend's speed from N = 768. Its f64 stages the tiles through
