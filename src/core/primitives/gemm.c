@@ -33,15 +33,14 @@ static const gp_gemm_params candidates[] = {
  * compute unit has the least work: rounds of tiles (tiles / (units * groups at once), rounded
  * up) times the tile's area divided by its speed; ties go to the larger shape. Measured on an
  * H100 (132 SMs) with CUDA 13 against cuBLAS without TF32, N = 512 / 1024 / 2048 / 4096:
- * f32 128x128 0.61 / 0.52 / 0.86 / 0.85, 64x128 0.74 / 0.84 / 0.71, 64x32 1.44 / 0.69 / 0.54;
- * since the whole-vector stores into the local tiles the default gave 0.87-0.89 from N = 2048,
- * and since the products' order of gemm.gp's GEMM_FMAS 0.92-0.94, which also made 8 x 8 items
- * the better second shape: 64x128x8 0.63 / 0.75 / 0.91 / 0.84 / 0.87 / 0.96 / 0.87 / 0.90 at
- * N = 512 / 768 / 1024 / 1536 / 2048 / 3072 / 4096 / 8192 (64x128x16 with 4 x 8 per item 0.45 /
- * 0.74 / 0.89 / 0.74 / 0.78 / 0.87), 64x32 0.98-1.38 / 0.79 / 0.73 / 0.75 / 0.58 / 0.67. Since
- * the main loop takes two steps at a time (gemm.gp's GEMM_UNROLL): 0.96 / 0.74 / 0.91 / 0.88 /
- * 0.97 / 0.99 / 0.97 / 0.98 with the default choices; 128x128 0.71 at 1536 and 0.98 at 3072,
- * 64x128 0.92 at 2048.
+ * f32 128x128 0.61 / 0.52 / 0.86 / 0.85, 64x128 0.74 / 0.84 / 0.71, 64x32 1.44 / 0.69 / 0.54; since
+ * the whole-vector stores into the local tiles the default gave 0.87-0.89 from N = 2048, and since
+ * the products' order of gemm.gp's GEMM_FMAS 0.92-0.94, which also made 8 x 8 items the better
+ * second shape: 64x128x8 0.63 / 0.75 / 0.91 / 0.84 / 0.87 / 0.96 / 0.87 / 0.90 at N = 512 / 768 /
+ * 1024 / 1536 / 2048 / 3072 / 4096 / 8192 (64x128x16 with 4 x 8 per item 0.45 / 0.74 / 0.89 / 0.74
+ * / 0.78 / 0.87), 64x32 0.98-1.38 / 0.79 / 0.73 / 0.75 / 0.58 / 0.67. Since the main loop takes two
+ * steps at a time (gemm.gp's GEMM_UNROLL): 0.96 / 0.74 / 0.91 / 0.88 / 0.97 / 0.99 / 0.97 / 0.98
+ * with the default choices; 128x128 0.71 at 1536 and 0.98 at 3072, 64x128 0.92 at 2048.
  * f64 on the FP64 matrix instructions, on CUDA with three steps of asynchronous copies in flight
  * (gemm.gp's PIPE), N = 1024 / 2048 / 4096 / 8192: 128x64 0.64 / 0.75 / 0.78 / 0.81 (51 TFLOP/s),
  * 64x64 0.76 / 0.75 / 0.79 / 0.76, and 32x64 0.63-0.95 at N = 512, where cuBLAS's own speed moves
@@ -54,22 +53,22 @@ static const gp_gemm_params candidates[] = {
  * the next tile's copies fill some of those slots (gemm.gp), 128x64 gives 0.82 / 0.82 / 0.85 /
  * 0.88 at N = 2048 / 3072 / 4096 / 8192, the smaller shapes unchanged; since five steps are in
  * flight (pipe_stages), 0.85 / 0.87 / 0.89 / 0.91, and 64x64 0.73-0.74 at N = 1536 (0.72), the
- * speeds below not measured again. The speeds stay: at
- * N = 1088 / 1152 / 1216 / 2560 / 2624 / 2688, which speeds of 85 and 75 would move to 128x64,
- * it ran 43% and 27% slower, 9% and 1.5% faster, 36% slower (not whole tiles) and 8% faster.
- * Shapes with more warps ran slower at N = 2048 to 8192, with the loop unrolled or not: 128x64
- * of 4 x 8 or 8 x 4 items 0.59-0.77, 128x128 of 4 x 8 or 8 x 8 0.58-0.78, 256x64 0.59-0.68
- * (before the copies moved); on an H200 at this code (2026-11-29, N = 2048 / 4096 / 8192) 128x128,
- * 256x64 and 64x256 0.79-0.82, 64x128 0.82 / 0.83 / 0.85, 128x64 0.90 / 0.90 / 0.91. 128x64x16 ran 3-4% slower than 128x64x8 at N = 1024 to 8192 with
- * either depth of instruction before the copies moved, 6-17% after (gemm.gp); its two buffers
- * without asynchronous copies pass the 48 KiB of a kernel's own arrays. NVIDIA's OpenCL runs the
- * f32 shapes at 0.97-0.99x the CUDA backend's speed from N = 768. Its f64 stages the tiles through
- * registers, as CUDA did before PIPE; TFLOP/s at N = 512 / 768 / 1024 / 1536 / 2048 / 4096:
- * 128x128x8 11.1 / 16.6 / 30.0 / 25.1 / 42.6 / 44.9 (128x64x8 the same from N = 768), 64x64x16
- * 11.0 / 16.4 / 29.5 / 28.6 / 33.0 / 34.2, 64x64x8 11.0 / 17.3 / 31.6 / 20.9 / 28.2 / 29.1,
- * 32x64x8 12.5 / 19.2 / 26.6 / 21.6 / 28.5 / 29.4. PIPE ran slower there: 35 TFLOP/s with two
- * steps of 128x64 (three do not fit its 48 KiB) and 28-31 with three of 64x64, against 40-46
- * without (46-49 from N = 2048 since 128x128 loads two steps ahead: gemm.gp's GEMM_AHEAD). */
+ * speeds below not measured again. The speeds stay: at N = 1088 / 1152 / 1216 / 2560 / 2624 / 2688,
+ * which speeds of 85 and 75 would move to 128x64, it ran 43% and 27% slower, 9% and 1.5% faster,
+ * 36% slower (not whole tiles) and 8% faster. Shapes with more warps ran slower at N = 2048 to
+ * 8192, with the loop unrolled or not: 128x64 of 4 x 8 or 8 x 4 items 0.59-0.77, 128x128 of 4 x 8
+ * or 8 x 8 0.58-0.78, 256x64 0.59-0.68 (before the copies moved), and on an H200 at this code
+ * 128x128, 256x64, 64x256 and 64x128 0.79-0.85 where 128x64 made 0.90-0.92 (N = 2048 to 8192,
+ * 2026-11-29). 128x64x16 ran 3-4% slower than 128x64x8 at N = 1024 to 8192 with either depth of
+ * instruction before the copies moved, 6-17% after (gemm.gp); its two buffers without asynchronous
+ * copies pass the 48 KiB of a kernel's own arrays. NVIDIA's OpenCL runs the f32 shapes at
+ * 0.97-0.99x the CUDA backend's speed from N = 768. Its f64 stages the tiles through registers, as
+ * CUDA did before PIPE; TFLOP/s at N = 512 / 768 / 1024 / 1536 / 2048 / 4096: 128x128x8 11.1 / 16.6
+ * / 30.0 / 25.1 / 42.6 / 44.9 (128x64x8 the same from N = 768), 64x64x16 11.0 / 16.4 / 29.5 / 28.6
+ * / 33.0 / 34.2, 64x64x8 11.0 / 17.3 / 31.6 / 20.9 / 28.2 / 29.1, 32x64x8 12.5 / 19.2 / 26.6 / 21.6
+ * / 28.5 / 29.4. PIPE ran slower there: 35 TFLOP/s with two steps of 128x64 (three do not fit its
+ * 48 KiB) and 28-31 with three of 64x64, against 40-46 without (46-49 from N = 2048 since 128x128
+ * loads two steps ahead: gemm.gp's GEMM_AHEAD). */
 typedef struct gemm_class {
     const char *name;
     gp_gemm_params p[2][3];
