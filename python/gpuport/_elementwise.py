@@ -4,11 +4,12 @@ dimensions (after merging those that lie one after another) and which strides ar
 compiled once per device and kept; sizes, offsets and other strides are its arguments. Nothing
 goes through the host."""
 import ctypes
+import math
 import numbers
 
 import numpy as np
 
-from ._array import CTYPES, Array, asarray, check_dtype, off_default_stream
+from ._array import CTYPES, Array, asarray, c_strides, check_dtype, off_default_stream
 from ._device import _handle_out, _stream
 from ._ffi import CONSTANTS as _C, RECORDS as _R, check as _check, lib as _lib
 
@@ -157,20 +158,25 @@ def run(expr, ops, loop_dtypes, out_dtype, out=None, helpers=(), stream=None):
     out overlaps an input in another layout."""
     arrays = [o for o in ops if isinstance(o, Array)]
     dev = arrays[0].device if arrays else (out.device if out is not None else None)
-    shape = broadcast_shape(*[a.shape for a in arrays])
-    if out is None:
-        out = Array(shape, out_dtype, dev)
-    elif not isinstance(out, Array):
-        raise TypeError("gpuport: out must be a gpuport array, not %s" % type(out).__name__)
-    else:
+    if out is not None:
+        if not isinstance(out, Array):
+            raise TypeError("gpuport: out must be a gpuport array, not %s" % type(out).__name__)
         if out.device is not dev and arrays:
             raise ValueError("gpuport: out is on %s and the operands on %s" % (out.device.spec, dev.spec))
-        if broadcast_shape(out.shape, shape) != out.shape:
-            raise ValueError("gpuport: the result of shape %s does not fit out of shape %s" % (shape, out.shape))
-        shape = out.shape
-        if np.dtype(out_dtype) != out.dtype and not np.can_cast(out_dtype, out.dtype, "same_kind"):
-            raise TypeError("gpuport: cannot cast the result from %s to out's %s under the same_kind rule"
-                            % (np.dtype(out_dtype), out.dtype))
+    kinds = tuple((o.dtype, o.shape, o._st) if isinstance(o, Array) else _scalar_ct(o, _ct(lt))
+                  for o, lt in zip(ops, loop_dtypes))
+    key = (expr, helpers, tuple(loop_dtypes), kinds, np.dtype(out_dtype),
+           None if out is None else (out.dtype, out.shape, out._st))
+    plan = _plans.get(key)
+    if plan is None:
+        plan = _plan(expr, ops, kinds, loop_dtypes, out_dtype, out, helpers)
+        if len(_plans) >= 4096:
+            _plans.clear()
+        _plans[key] = plan
+    shape, src, tail = plan
+    if out is None:
+        out = Array(shape, out_dtype, dev)
+    else:
         for a in arrays:
             if a._buf.value == out._buf.value and a is not out and not _same_layout(a.broadcast_to(shape), out):
                 return assign(out, run(expr, ops, loop_dtypes, out.dtype, None, helpers, stream), stream)
@@ -178,38 +184,57 @@ def run(expr, ops, loop_dtypes, out_dtype, out=None, helpers=(), stream=None):
         return out
     if stream is not None:
         off_default_stream(out, *arrays)
-    views = [out] + [a.broadcast_to(shape) for a in arrays]
-    dims = _merged(shape, [v._st for v in views])
-    casts, in_cts, scalar_cts, values, k_in, k_s = {}, [], [], [], 0, 0
-    for idx, (o, lt) in enumerate(zip(ops, loop_dtypes)):
+    values = [(float(o) if k in ("float", "double") else int(o), k) for o, k in zip(ops, kinds) if isinstance(k, str)]
+    values += [(out._off, "long")] + [(a._off, "long") for a in arrays]
+    launch(dev, src, [out._buf] + [a._buf for a in arrays], values + tail, out.size, stream)
+    return out
+
+
+def _plan(expr, ops, kinds, loop_dtypes, out_dtype, out, helpers):
+    """What run needs for one expression over operands of one layout each, besides their offsets
+    and the scalars' values: the result's shape, the kernel's source, and the values that follow
+    the offsets (strides, sizes, n). Raises where out cannot take the result."""
+    arrays = [o for o in ops if isinstance(o, Array)]
+    shape = broadcast_shape(*[a.shape for a in arrays])
+    if out is not None:
+        if broadcast_shape(out.shape, shape) != out.shape:
+            raise ValueError("gpuport: the result of shape %s does not fit out of shape %s" % (shape, out.shape))
+        shape = out.shape
+        if np.dtype(out_dtype) != out.dtype and not np.can_cast(out_dtype, out.dtype, "same_kind"):
+            raise TypeError("gpuport: cannot cast the result from %s to out's %s under the same_kind rule"
+                            % (np.dtype(out_dtype), out.dtype))
+        out_dtype, out_st = out.dtype, out._st
+    else:
+        out_st = c_strides(shape)
+    dims = _merged(shape, [out_st] + [a.broadcast_to(shape)._st for a in arrays])
+    casts, in_cts, scalar_cts, k_in, k_s = {}, [], [], 0, 0
+    for idx, (o, k, lt) in enumerate(zip(ops, kinds, loop_dtypes)):
         lct = _ct(lt)
         if isinstance(o, Array):
             k_in += 1
             in_cts.append(_ct(o.dtype))
             read = "o%d[p%d]" % (k_in, k_in)
         else:
-            sct = _scalar_ct(o, lct)
-            scalar_cts.append(sct)
-            values.append((float(o) if sct in ("float", "double") else int(o), sct))
+            scalar_cts.append(k)
             read = "s%d" % k_s
             k_s += 1
         casts["x%d" % idx] = ("uchar" if lct == "bool" else lct, "%s != 0" % read if lct == "bool" else read)
-    values += [(v._off, "long") for v in views]
+    tail = []
     for d in range(len(dims) - 1, -1, -1):
-        values += [(s, "long") for s in dims[d][1] if s not in (0, 1)]
+        tail += [(s, "long") for s in dims[d][1] if s not in (0, 1)]
         if d:
-            values.append((dims[d][0], "uint"))
-    values.append((out.size, "uint"))
-    key = (expr, tuple(in_cts), tuple(scalar_cts), tuple(casts.values()), out.dtype.char,
+            tail.append((dims[d][0], "uint"))
+    tail.append((math.prod(shape), "uint"))
+    key = (expr, tuple(in_cts), tuple(scalar_cts), tuple(casts.values()), np.dtype(out_dtype).char,
            tuple(tuple(0 if s == 0 else 1 if s == 1 else 2 for s in d[1]) for d in dims), helpers)
     src = _sources.get(key)
     if src is None:
-        src = _sources[key] = _source(_ct(out.dtype), in_cts, scalar_cts, casts, expr, dims, helpers)
-    launch(dev, src, [v._buf for v in views], values, out.size, stream)
-    return out
+        src = _sources[key] = _source(_ct(out_dtype), in_cts, scalar_cts, casts, expr, dims, helpers)
+    return shape, src, tail
 
 
 _sources = {}  # the kernel source of each (expression, types, layout class): made once
+_plans = {}  # run's plan for each expression, types and operands' layouts (_plan); cleared when large
 
 
 def _same_layout(a, b):
@@ -326,11 +351,21 @@ def ufunc(name, *xs, out=None, stream=None):
                 raise TypeError("gpuport.%s: takes arrays and numbers, not %s" % (name, type(x).__name__))
         with np.errstate(all="ignore"):
             return asarray(np.asarray(np_ufunc(*xs)), device=out.device if out is not None else None)
-    with np.errstate(all="ignore"):
-        res = _fix(np_ufunc(*[_dummy(x) for x in xs]).dtype)
-        loop = _fix(np.result_type(*[_dummy(x) for x in xs])) if name in _LOOP_IN else res
-    expr, helpers = _expr(name, _ct(loop))
+    # NumPy's types for these operands (scalars by value: NumPy 1 types them so), asked once
+    key = (name,) + tuple(x.dtype if isinstance(x, Array) else (type(x), x) for x in xs)
+    found = _resolved.get(key)
+    if found is None:
+        with np.errstate(all="ignore"):
+            res = _fix(np_ufunc(*[_dummy(x) for x in xs]).dtype)
+            loop = _fix(np.result_type(*[_dummy(x) for x in xs])) if name in _LOOP_IN else res
+        if len(_resolved) >= 4096:
+            _resolved.clear()
+        found = _resolved[key] = (res, loop) + _expr(name, _ct(loop))
+    res, loop, expr, helpers = found
     return run(expr, xs, [loop] * len(xs), res, out, helpers, stream)
+
+
+_resolved = {}  # ufunc's result and loop dtypes, expression and helpers for each name and operand types
 
 
 def _make(name):

@@ -299,6 +299,40 @@ def test_operators_and_scalars(dev):
         gp.asarray([True], device=dev) - gp.asarray([False], device=dev)
 
 
+def test_repeated_operations_use_each_call_s_offsets_scalars_and_out(dev):
+    """An operation repeated on operands of the same layouts takes each call's own offsets,
+    scalars, result types and overlaps (gpuport keeps what it worked out for a layout)."""
+    h = sample((6, 8), np.float32, 6)
+    u = sample((6, 8), np.uint8, 7)
+    g, gu = gp.asarray(h, device=dev), gp.asarray(u, device=dev)
+    for r in range(3):  # same shapes and strides, other offsets each time
+        same(g[r:r + 3, 1:5] + g[3 - r:6 - r, r:r + 4], h[r:r + 3, 1:5] + h[3 - r:6 - r, r:r + 4])
+    for s in (2, 3.5, -1, 2):
+        same(g * s, h * s)
+    for s in (3, 300, 3, 2 ** 16):  # NumPy 1 types a Python int by its value, NumPy 2 refuses one that does not fit
+        try:
+            want = u + s
+        except OverflowError:
+            with pytest.raises(OverflowError):
+                gu + s
+        else:
+            same(gu + s, want)
+    x, hx = g.copy(), h.copy()
+    for _ in range(3):  # out overlaps its input in another layout: through a temporary each time
+        x[1:, :] = x[:-1, :] + 1
+        hx[1:, :] = hx[:-1, :] + 1
+        same(x, hx)
+    y, hy = gu.copy(), u.copy()
+    for s in (1, 1.5, 1):
+        if isinstance(s, float):
+            with pytest.raises(TypeError):
+                y += s  # NumPy: cannot cast float64 to uint8 in place
+        else:
+            y += s
+            hy += s
+    same(y, hy)
+
+
 UNARY = ["sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh",
          "tanh", "arcsinh", "arccosh", "arctanh", "floor", "ceil", "trunc", "absolute", "negative", "square", "sign", "isnan", "isinf", "isfinite",
          "logical_not"]
