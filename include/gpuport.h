@@ -249,6 +249,13 @@ GP_API gp_status gp_buffer_fill_async(gp_stream *stream, gp_buffer *dst, size_t 
 
 /* ---- Streams and events ---------------------------------------------------------------- */
 
+/* At exit: a program may end (return from main, exit(), the end of a Python script) with work
+ * still queued on any stream, its objects never destroyed. The library then waits for every
+ * stream of every device before the vendors' runtimes are torn down, so that queued work
+ * finishes instead of crashing the exit; nothing is freed for it (the process's end frees all).
+ * What it cannot finish: work of a thread still making calls while another exits, and the queues
+ * of a forked child, where the runtimes' threads did not come along (it must use _exit or exec). */
+
 /** A new stream of the device. */
 GP_API gp_status gp_stream_create(gp_device *device, gp_stream **stream);
 /** Waits for the stream's work, then frees it. NULL is a no-op. */

@@ -1,6 +1,7 @@
 """Builds the gpuport package for pip: _api.py generated from include/gpuport.h (gen_api.py), and
-the build tree's libgpuport.so.0 and plugins copied into gpuport/_lib, where _where.py points.
-GPUPORT_BUILD_DIR names the build tree (default: build beside this folder's parent)."""
+the build tree's libgpuport.so.0, its plugins and (where the build has it) libgpuport-mpi.so.0
+copied into gpuport/_lib, where _where.py points. GPUPORT_BUILD_DIR names the build tree
+(default: build beside this folder's parent)."""
 import glob
 import os
 import shutil
@@ -24,8 +25,11 @@ class BuildWithLibrary(build_py):
                                    os.path.join(ROOT, "include", "gpuport.h"), os.path.join(pkg, "_api.py"),
                                    os.path.join(tmp, "layout.c")])
         build = os.environ.get("GPUPORT_BUILD_DIR", os.path.join(ROOT, "build"))
-        libs = glob.glob(os.path.join(build, "lib", "libgpuport.so.*")) + \
-            [p for p in glob.glob(os.path.join(build, "lib", "libgpuport-*.so")) if "-mpi" not in p and "-anchor" not in p]
+        lib = os.path.join(build, "lib")
+        # the libraries by their sonames (what the loader and gpuport.mpi ask for), the plugins
+        # by theirs; the build tree's test anchors stay behind
+        libs = glob.glob(os.path.join(lib, "libgpuport.so.[0-9]")) + glob.glob(os.path.join(lib, "libgpuport-mpi.so.[0-9]")) + \
+            [p for p in glob.glob(os.path.join(lib, "libgpuport-*.so")) if "-mpi" not in p and "-anchor" not in p]
         if not any(os.path.basename(p).startswith("libgpuport.so.") for p in libs):
             raise SystemExit("gpuport: no libgpuport.so.* in %s/lib: build gpuport first (scripts/setup), or set "
                              "GPUPORT_BUILD_DIR to its build tree" % build)

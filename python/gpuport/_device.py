@@ -1,4 +1,5 @@
 """Devices, the current device (`with gp.Device("cuda:1"):`), streams and events."""
+import atexit
 import ctypes
 import threading
 
@@ -14,6 +15,16 @@ def _handle_out(call, *args):
     h = ctypes.c_void_p()
     _check(call(*args, ctypes.byref(h)))
     return h
+
+
+def _finish_at_exit():
+    """Lets every device used finish its queues before the interpreter frees the arrays and
+    kernels they use (libgpuport's own exit handler then finds nothing left to wait for)."""
+    for d in list(Device._known.values()):
+        _lib.gp_device_synchronize(d._h)
+
+
+atexit.register(_finish_at_exit)
 
 
 class Device:

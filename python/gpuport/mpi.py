@@ -38,7 +38,9 @@ class _Stats(ctypes.Structure):
 
 def _load():
     """libgpuport-mpi beside the libgpuport this package uses, else the loader's search path."""
-    names = [os.path.join(d, "libgpuport-mpi.so.0") for d in _where.LIBRARY_DIRS] + ["libgpuport-mpi.so.0"]
+    here = os.path.dirname(os.path.abspath(__file__))
+    names = [os.path.normpath(os.path.join(here, d, "libgpuport-mpi.so.0")) for d in _where.LIBRARY_DIRS]
+    names.append("libgpuport-mpi.so.0")
     tried = []
     for name in names:
         try:

@@ -38,7 +38,8 @@ typedef struct gp__backend {
     const char *name;        /* "cuda", "hip", "opencl" */
     const char *prelude;     /* the kernel dialect prelude, put before every source */
 
-    /* Loads the vendor runtime. On failure: GP_ERROR_BACKEND_UNAVAILABLE with reason filled. */
+    /* Loads the vendor runtime. On failure: GP_ERROR_BACKEND_UNAVAILABLE with reason filled.
+     * On failure or with no device it releases what it loaded: core then unloads the plugin. */
     gp_status (*init)(const gp__host *host, char *reason, size_t reason_len, char *version, size_t version_len,
                       size_t *ndevices);
     /* Opens device index (0..ndevices-1) and fills its properties (not backend/backend_index). */

@@ -17,6 +17,11 @@ where=$("$tmp/venv/bin/python" -c "import gpuport, os; print(os.path.dirname(gpu
 case "$where" in "$tmp/venv/"*) ;; *) echo "imported gpuport from $where, not the venv" >&2; exit 1 ;; esac
 ls "$where/_lib/libgpuport.so.0" "$where/_lib/libgpuport-opencl.so" >/dev/null
 "$tmp/venv/bin/python" -c "import gpuport as gp; print(gp.version(), gp.devices())"
+# gpuport.mpi travels too where the build has it: the heat lesson's scale-out over two ranks
+if [ -e "$build/lib/libgpuport-mpi.so.0" ] && "$tmp/venv/bin/python" -c "import mpi4py" 2>/dev/null; then
+    ls "$where/_lib/libgpuport-mpi.so.0" >/dev/null
+    mpiexec -n 2 "$tmp/venv/bin/python" "$src/examples/heat_diffusion_mpi.py" --n 64 --check-every 10 --check
+fi
 cp "$src/docs/lesson/lesson.py" "$src/docs/lesson/run.py" "$tmp/"
 "$tmp/venv/bin/python" "$tmp/run.py" --as gpuport --quick
 "$tmp/venv/bin/python" -m pytest -q -p no:cacheprovider "$src/tests/python/test_kernels.py" "$src/tests/python/test_cache.py"

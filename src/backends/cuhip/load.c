@@ -6,6 +6,7 @@
 #include <string.h>
 
 static void *ch_driver_lib, *ch_rtc_lib;
+static const char *ch_driver_name; /* the name ch_driver_lib was opened by */
 char gp__ch_rtc_tried[1536]; /* for the message when the runtime compiler is missing */
 
 
@@ -49,15 +50,27 @@ static void ch_load_rtc(void)
     gp__ch_host->debug("load", "%s %s loaded", CH_RTC_TITLE, gp__ch_rtc_version);
 }
 
-gp_status gp__ch_init(const gp__host *host, char *reason, size_t reason_len, char *version, size_t version_len,
-                      size_t *ndevices)
+/* A runtime that shows no device is let go of, with the compiler: ROCm's brings LLVM and its
+ * own exit handlers into every process, GPU or not. Core then closes the plugin itself. */
+static void ch_release(void)
 {
-    gp__ch_host = host;
+    if (ch_rtc_lib) dlclose(ch_rtc_lib); /* on ROCm 5, a second reference of the runtime */
+    if (ch_driver_lib) {
+        dlclose(ch_driver_lib);
+        gp__ch_host->debug("load", "no device, so %s was unloaded again", ch_driver_name);
+    }
+    ch_rtc_lib = ch_driver_lib = NULL;
+    gp__ch_rtc_loaded = 0;
+    memset(&gp__ch, 0, sizeof gp__ch);
+}
+
+static gp_status ch_start(char *reason, size_t reason_len, char *version, size_t version_len, size_t *ndevices)
+{
     if (!ch_driver_lib) {
         char first_error[384] = "";
         void *lib = NULL;
         for (size_t i = 0; gp__ch_vendor_driver_libs[i] && !lib; i++) {
-            lib = dlopen(gp__ch_vendor_driver_libs[i], RTLD_NOW | RTLD_LOCAL);
+            lib = dlopen(ch_driver_name = gp__ch_vendor_driver_libs[i], RTLD_NOW | RTLD_LOCAL);
             const char *e = lib ? NULL : dlerror();
             if (i == 0 && e)
                 snprintf(first_error, sizeof first_error, "%s", e);
@@ -94,3 +107,12 @@ gp_status gp__ch_init(const gp__host *host, char *reason, size_t reason_len, cha
     return GP_SUCCESS;
 }
 
+gp_status gp__ch_init(const gp__host *host, char *reason, size_t reason_len, char *version, size_t version_len,
+                      size_t *ndevices)
+{
+    gp__ch_host = host;
+    *ndevices = 0;
+    gp_status st = ch_start(reason, reason_len, version, version_len, ndevices);
+    if (st != GP_SUCCESS || *ndevices == 0) ch_release();
+    return st;
+}

@@ -13,6 +13,8 @@ typedef struct gp__cl_kernel {
     pthread_mutex_t lock; /* clSetKernelArg..clEnqueueNDRangeKernel must not interleave */
     cl_uint nargs;
     cl_kernel_arg_address_qualifier *quals; /* per parameter; NULL when the driver cannot say */
+    size_t (*shapes)[3]; /* on pocl, the work-group shapes launched so far (see first_of_shape) */
+    size_t nshapes;
     char name[];
 } gp__cl_kernel;
 
@@ -174,6 +176,7 @@ void gp__cl_kernel_destroy(void *dev, void *kernel)
     gp__cl.clReleaseKernel(k->k);
     pthread_mutex_destroy(&k->lock);
     free(k->quals);
+    free(k->shapes);
     free(k);
 }
 
@@ -316,6 +319,23 @@ static gp_status gp__cl_launch_failed(gp__cl_kernel *k, cl_int err, unsigned dim
     }
 }
 
+/* pocl compiles a kernel for each work-group shape at its first launch, on its own thread. A
+ * program that ends meanwhile has LLVM's state torn down under that compile by exit handlers
+ * registered as it ran (after gpuport's, which finishes every queue: registry.c), and crashes.
+ * So the first launch of each shape waits for its kernel: the compile costs far more than the
+ * wait. 1 when local is new to k (and now recorded); called under k->lock. */
+static int first_of_shape(gp__cl_kernel *k, const size_t local[3])
+{
+    for (size_t i = 0; i < k->nshapes; i++)
+        if (memcmp(k->shapes[i], local, sizeof k->shapes[i]) == 0) return 0;
+    size_t (*grown)[3] = realloc(k->shapes, (k->nshapes + 1) * sizeof *grown);
+    if (grown) {
+        k->shapes = grown;
+        memcpy(k->shapes[k->nshapes++], local, sizeof *grown);
+    }
+    return 1; /* with no memory to record it, every launch of the shape waits */
+}
+
 gp_status gp__cl_launch(void *dev, void *stream, void *kernel, unsigned dims, const size_t groups[3],
                         const size_t local[3], size_t nargs, const gp_arg *args)
 {
@@ -334,6 +354,7 @@ gp_status gp__cl_launch(void *dev, void *stream, void *kernel, unsigned dims, co
     for (size_t i = 0; i < nargs && st == GP_SUCCESS; i++)
         st = gp__cl_set_arg(k, i, &args[i]);
     cl_int err = CL_SUCCESS;
+    cl_event compiled = NULL; /* the first launch of its shape, waited for below */
     if (st == GP_SUCCESS && d->serialize_kernels) { /* see gp__cl_dev */
         pthread_mutex_lock(&d->kernel_lock);
         cl_event done = NULL;
@@ -343,6 +364,8 @@ gp_status gp__cl_launch(void *dev, void *stream, void *kernel, unsigned dims, co
             if (d->last_kernel)
                 gp__cl.clReleaseEvent(d->last_kernel);
             d->last_kernel = done;
+            if (first_of_shape(k, local) && gp__cl.clRetainEvent(done) == CL_SUCCESS)
+                compiled = done;
         }
         pthread_mutex_unlock(&d->kernel_lock);
     } else if (st == GP_SUCCESS) {
@@ -351,5 +374,11 @@ gp_status gp__cl_launch(void *dev, void *stream, void *kernel, unsigned dims, co
     pthread_mutex_unlock(&k->lock);
     if (err != CL_SUCCESS)
         st = gp__cl_launch_failed(k, err, dims, groups, local);
+    if (compiled) {
+        /* the stream is in order, so this waits for what was queued before the launch too */
+        cl_int werr = gp__cl.clWaitForEvents(1, &compiled);
+        gp__cl.clReleaseEvent(compiled);
+        if (werr != CL_SUCCESS) st = gp__cl_fail("clWaitForEvents (a kernel's first launch)", werr);
+    }
     return st;
 }

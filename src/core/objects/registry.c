@@ -210,7 +210,6 @@ static void load_backend(size_t which)
     if (be->init(&gp__host_table, bi->reason, sizeof bi->reason, bi->version, sizeof bi->version, &count) !=
         GP_SUCCESS) {
         if (!bi->reason[0]) snprintf(bi->reason, sizeof bi->reason, "the %s runtime did not start", name);
-        /* the plugin stays loaded: it may hold what its init made */
     } else {
         open_devices(be, bi, count);
         bi->available = bi->device_count > 0;
@@ -220,12 +219,37 @@ static void load_backend(size_t which)
     /* The reason also keeps what was passed over on the way, if anything. */
     size_t used = strlen(bi->reason);
     if (passed[0]) snprintf(bi->reason + used, sizeof bi->reason - used, "%spassed over: %s", used ? "; " : "", passed);
-    if (!bi->available) gp__debug("load", "%s: unavailable: %s", name, bi->reason);
+    if (!bi->available) {
+        /* a plugin without devices has released its runtime (backend.h); nothing of it is kept */
+        dlclose(dl);
+        gp__debug("load", "%s: unavailable, so its plugin was unloaded: %s", name, bi->reason);
+    }
+}
+
+static pid_t init_pid;
+
+/* Work still queued at exit (a pocl kernel compiling on pocl's own thread at its first launch,
+ * say) would run on while exit tears down the runtimes under it: the vendors' exit handlers,
+ * LLVM's inside pocl among them, were registered as their libraries loaded, so this one,
+ * registered after them, runs first and lets every stream finish. Not in a forked child: the
+ * runtimes' threads did not come along, and their queues would never drain. */
+static void finish_at_exit(void)
+{
+    if (getpid() != init_pid) return;
+    for (size_t i = 0; i < ndevices; i++) {
+        gp_status st = gp_device_synchronize(devices[i]);
+        if (st != GP_SUCCESS)
+            gp__debug("load", "at exit, %s:%zu did not finish its work: %s", devices[i]->info.backend,
+                      devices[i]->info.backend_index, gp_last_error());
+    }
 }
 
 static void init_all(void)
 {
     for (size_t i = 0; i < NBACKENDS; i++) load_backend(i);
+    init_pid = getpid();
+    if (ndevices && atexit(finish_at_exit) != 0)
+        gp__debug("load", "the exit handler could not be registered: work left queued at exit may crash it");
     init_status = GP_SUCCESS;
 }
 
