@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, setenv, nftw, strdup */
 #define _XOPEN_SOURCE 700
 #include "common.h"
+#include "core/internal.h" /* gp__sha256, to forge an entry's plain checksum */
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -76,7 +78,8 @@ static size_t for_each_file(const char *dir, void (*fn)(const char *path, off_t 
     size_t n = 0;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+        /* the folder's secret (cache.c) is no entry */
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 || strcmp(e->d_name, "secret") == 0)
             continue;
         char path[1024];
         struct stat st;
@@ -537,6 +540,96 @@ static void trusted_owner_is_read(void **state)
     free(src);
 }
 
+/* A garbage binary in an entry whose own checksum is valid, as anything can compute one (the
+ * plain SHA-256 of the payload): gpuport did not write it there, so it is rebuilt, never handed
+ * to the backend, whose loader (pocl's) may crash on it. */
+static void entry_not_written_by_gpuport_is_rebuilt(void **state)
+{
+    fixture *f = *state;
+    char *src = unique_source();
+    create_and_run(src, NULL, 1);
+    skip_entry = NULL;
+    assert_int_equal(for_each_file(f->dir, remember), 1);
+    FILE *fp = fopen(found_entry, "r+b");
+    assert_non_null(fp);
+    assert_int_equal(fseek(fp, 0, SEEK_END), 0);
+    long size = ftell(fp);
+    assert_true(size > 80);
+    unsigned char *buf = tst_malloc((size_t)size);
+    assert_int_equal(fseek(fp, 0, SEEK_SET), 0);
+    assert_int_equal(fread(buf, 1, (size_t)size, fp), (size_t)size);
+    for (long i = 80; i < size; i++) buf[i] = (unsigned char)(i * 131 + 7);
+    gp__sha256 h;
+    gp__sha256_init(&h);
+    gp__sha256_update(&h, buf + 80, (size_t)size - 80);
+    gp__sha256_final(&h, buf + 48);
+    assert_int_equal(fseek(fp, 0, SEEK_SET), 0);
+    assert_int_equal(fwrite(buf, 1, (size_t)size, fp), (size_t)size);
+    assert_int_equal(fclose(fp), 0);
+    free(buf);
+    assert_int_equal(create_and_run(src, NULL, 1).from_cache, 0);
+    assert_int_equal(create_and_run(src, NULL, 1).from_cache, 1);
+    free(src);
+}
+
+/* A 6 GiB sparse file in an entry's place whose header claims all of it: it is larger than any
+ * entry gpuport writes, so it is rebuilt without being read (the peak of resident memory stays
+ * far below its size). */
+static void entry_larger_than_any_written_is_not_read(void **state)
+{
+    fixture *f = *state;
+    char *src = unique_source();
+    create_and_run(src, NULL, 1);
+    skip_entry = NULL;
+    assert_int_equal(for_each_file(f->dir, remember), 1);
+    const uint64_t size = (uint64_t)6 << 30, payload = size - 80;
+    int fd = open(found_entry, O_WRONLY);
+    assert_true(fd >= 0);
+    assert_int_equal(pwrite(fd, &payload, 8, 40), 8);
+    assert_int_equal(ftruncate(fd, (off_t)size), 0);
+    assert_int_equal(close(fd), 0);
+    struct rusage before, after;
+    assert_int_equal(getrusage(RUSAGE_SELF, &before), 0);
+    assert_int_equal(create_and_run(src, NULL, 1).from_cache, 0);
+    assert_int_equal(getrusage(RUSAGE_SELF, &after), 0);
+    if (after.ru_maxrss - before.ru_maxrss > 1024 * 1024) /* KiB */
+        fail_msg("the peak resident memory grew by %ld KiB", after.ru_maxrss - before.ru_maxrss);
+    assert_int_equal(create_and_run(src, NULL, 1).from_cache, 1);
+    free(src);
+}
+
+/* The mode of every file in dir (entries and the secret) is want. */
+static mode_t want_mode;
+static void has_want_mode(const char *path, off_t size)
+{
+    (void)size;
+    struct stat st;
+    assert_int_equal(lstat(path, &st), 0);
+    if ((st.st_mode & 07777) != want_mode) fail_msg("%s is mode %04o, not %04o", path, st.st_mode & 07777, want_mode);
+}
+
+/* Entries are this user's alone (0600) whatever the umask, and 0644 in a folder others may read
+ * (a teacher's, shared on purpose). */
+static void entry_modes_ignore_the_umask(void **state)
+{
+    fixture *f = *state;
+    mode_t old = umask(0);
+    char dir[600];
+    for (int shared = 0; shared < 2; shared++) {
+        make_folder(f, shared ? "shared-0755" : "own-0700", shared ? 0755 : 0700, (uid_t)-1, dir, sizeof dir);
+        assert_int_equal(setenv("GPUPORT_CACHE_DIR", dir, 1), 0);
+        char *src = unique_source();
+        assert_int_equal(create_and_run(src, NULL, 1).cache_on_disk, 1);
+        want_mode = shared ? 0644 : 0600;
+        assert_int_equal(for_each_file(dir, has_want_mode), 1);
+        char secret[700];
+        snprintf(secret, sizeof secret, "%s/secret", dir);
+        has_want_mode(secret, 0);
+        free(src);
+    }
+    umask(old);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 const struct CMUnitTest tst_cache_tests[] = {
     T(entry_written_and_reused),
@@ -556,5 +649,8 @@ const struct CMUnitTest tst_cache_tests[] = {
     T(entry_writable_by_its_group_is_refused),
     T(linked_entry_is_refused),
     T(trusted_owner_is_read),
+    T(entry_not_written_by_gpuport_is_rebuilt),
+    T(entry_larger_than_any_written_is_not_read),
+    T(entry_modes_ignore_the_umask),
 };
 const size_t tst_cache_tests_count = sizeof tst_cache_tests / sizeof tst_cache_tests[0];

@@ -4,6 +4,7 @@ import ctypes
 import math
 import numbers
 import operator
+import threading
 
 import numpy as np
 
@@ -55,10 +56,14 @@ class _Pool:
     (cuMemFree does), which would stall a loop of small operations at every temporary. Only
     memory used on its device's default stream comes back here: work on that stream runs in
     order, so the next array's work runs after the last one's. At most a quarter of the device's
-    memory (and 2 GiB) is kept; gp.free_memory() gives it back."""
+    memory (and 2 GiB) is kept; gp.free_memory() gives it back. One lock guards it, so that
+    free_memory, garbage collection and arrays made on other threads never share or destroy a
+    buffer that another array holds; reentrant, since collecting an array (give) can happen while
+    this thread holds it."""
 
     def __init__(self):
         self.free, self.kept = {}, {}
+        self.lock = threading.RLock()
 
     @staticmethod
     def size(nbytes):
@@ -66,10 +71,11 @@ class _Pool:
 
     def take(self, dev, nbytes):
         size = self.size(nbytes)
-        handles = self.free.get((dev.spec, size))
-        if handles:
-            self.kept[dev.spec] -= size
-            return handles.pop()
+        with self.lock:
+            handles = self.free.get((dev.spec, size))
+            if handles:
+                self.kept[dev.spec] -= size
+                return handles.pop()
         h = ctypes.c_void_p()
         status = _lib.gp_buffer_create(dev._h, _C["GP_MEMORY_DEVICE"], size, ctypes.byref(h))
         if status == _C["GP_ERROR_OUT_OF_DEVICE_MEMORY"] and self.kept.get(dev.spec):
@@ -81,19 +87,21 @@ class _Pool:
     def give(self, dev, nbytes, handle, destroy):
         size = self.size(nbytes)
         limit = min(dev.info["global_mem_bytes"] // 4, 2 << 30)
-        if self.kept.get(dev.spec, 0) + size > limit:
-            destroy(handle)
-            return
-        self.free.setdefault((dev.spec, size), []).append(handle)
-        self.kept[dev.spec] = self.kept.get(dev.spec, 0) + size
+        with self.lock:
+            if self.kept.get(dev.spec, 0) + size <= limit:
+                self.free.setdefault((dev.spec, size), []).append(handle)
+                self.kept[dev.spec] = self.kept.get(dev.spec, 0) + size
+                return
+        destroy(handle)
 
     def release(self, dev=None):
-        for (spec, size), handles in list(self.free.items()):
-            if dev is None or spec == dev.spec:
-                for h in handles:
-                    _lib.gp_buffer_destroy(h)
-                del self.free[(spec, size)]
+        with self.lock:
+            gone = [(key, self.free.pop(key)) for key in list(self.free) if dev is None or key[0] == dev.spec]
+            for (spec, _), _ in gone:
                 self.kept[spec] = 0
+        for _, handles in gone:  # outside the lock: destroying waits for the device
+            for h in handles:
+                _lib.gp_buffer_destroy(h)
 
 
 _pool = _Pool()

@@ -5,6 +5,7 @@
 #include "backends/backend.h"
 
 #include <pthread.h>
+#include <sys/types.h>
 #include <stdatomic.h>
 
 typedef struct gp__builtin gp__builtin;
@@ -206,8 +207,13 @@ extern const char gp__src_map[], gp__src_reduce[], gp__src_scan[], gp__src_stenc
 /* cache.c: the kernel cache. key is 32 bytes. */
 int gp__cache_load(const unsigned char key[32], void **binary, size_t *bytes, int *on_disk);
 int gp__cache_store(const unsigned char key[32], const void *binary, size_t bytes);
-/* The payload's size when file (n bytes) is a whole entry written for key, else 0. */
-size_t gp__cache_entry_payload(const unsigned char *file, size_t n, const unsigned char key[32]);
+/* The largest binary an entry holds: a larger one is kept in memory, and a larger file in an
+ * entry's place is rebuilt without being read. */
+#define GP__CACHE_ENTRY_MAX ((size_t)256 << 20)
+/* The payload's size when file (n bytes) is a whole entry written for key with the folder's
+ * secret, else 0. */
+size_t gp__cache_entry_payload(const unsigned char *file, size_t n, const unsigned char key[32],
+                               const unsigned char secret[32]);
 /* The cache folder's name (1), or 0 when there is none; not yet checked. */
 int gp__cache_folder(char *out, size_t len);
 /* primitives/gemm.c, for primitives/gemm_tune.c: gp_gemm with the shape p (the device's when
@@ -230,7 +236,16 @@ int gp__cache_read_text(const char *name, char *out, size_t len);
 /* trust.c: 1 when st (of what, named in why) belongs to this user, root or, for the cache
  * (cache_owners 1), a uid of GPUPORT_CACHE_TRUST, and no one else can write it; else 0 and why. */
 struct stat;
+int gp__owner_trusted(uid_t uid, int cache_owners); /* this user, root or (cache) a listed uid */
 int gp__trusted(const struct stat *st, const char *what, int cache_owners, char *why, size_t len);
+/* Opens path with flags (O_NOFOLLOW and O_CLOEXEC added) after checking every folder from the
+ * root down as ssh's StrictModes does: each passes gp__trusted, or is sticky with a trusted owner
+ * (as /tmp). A symbolic link on the way, the last name's too when follow_last, is followed only
+ * when it belongs to such an owner, and its target is walked and checked the same way; '..' is
+ * refused. The descriptor of what the path names, whose own checks are the caller's (fstat), or
+ * -1 and why. Only a trusted owner can change a checked folder, so nothing on the way can be
+ * swapped between the checks and the use of the descriptor. */
+int gp__open_path(const char *path, int flags, int follow_last, int cache_owners, char *why, size_t len);
 
 /* sha256.c */
 typedef struct gp__sha256 {

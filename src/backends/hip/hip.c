@@ -4,6 +4,7 @@
 #include "../cuhip/cuhip.h"
 
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,10 +34,14 @@ __attribute__((constructor)) static void hip_platform_libs(void)
 {
     Dl_info here;
     const char *want = getenv("GPUPORT_HIP_PLATFORM");
+    char real[PATH_MAX];
     if (dladdr((void *)hip_platform_libs, &here) && here.dli_fname) {
-        const char *slash = strrchr(here.dli_fname, '/');
-        snprintf(nvidia_lib, sizeof nvidia_lib, "%.*s/libgpuport-hip-nvidia.so",
-                 slash ? (int)(slash - here.dli_fname) : 1, slash ? here.dli_fname : ".");
+        /* core loads a GPUPORT_PLUGIN_PATH plugin through /proc/self/fd/N, still open now: the
+         * folder is that of the file it names */
+        const char *name = realpath(here.dli_fname, real) ? real : here.dli_fname;
+        const char *slash = strrchr(name, '/');
+        snprintf(nvidia_lib, sizeof nvidia_lib, "%.*s/libgpuport-hip-nvidia.so", slash ? (int)(slash - name) : 1,
+                 slash ? name : ".");
     }
     if (want && strcmp(want, "nvidia") == 0) {
         gp__ch_vendor_driver_libs[0] = nvidia_lib;

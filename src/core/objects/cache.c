@@ -1,11 +1,14 @@
 /* The kernel cache: compiled programs on disk, keyed by everything that changes the binary.
  * An entry is written to a temporary file and renamed, so readers never see half of one; each
- * carries its own key and checksum, so a damaged entry, or one copied over another's name,
- * reads as a miss and is rebuilt. A checksum anyone can compute proves nothing about who wrote
- * an entry, so the folder and each entry must also pass gp__trusted, checked on the open
- * descriptor, and everything after goes through that descriptor. Where the folder is refused or
- * cannot be written, entries are kept in memory, the newest MEM_LIMIT bytes of them, so that a
- * process that builds kernels without end does not grow without end. */
+ * carries its own key, size and digest, so a damaged entry, or one copied over another's name,
+ * reads as a miss and is rebuilt. The digest is keyed by the folder's own secret (a file of
+ * random bytes beside the entries, readable as they are): an entry that gpuport did not write
+ * there, even with a checksum anyone could compute, is rebuilt and never handed to a backend
+ * whose loader would crash on a bad binary (pocl's). Who could write an entry is a separate
+ * question: the folder, the folders above it and each entry must pass gp__trusted, checked on
+ * the open descriptor, and everything after goes through that descriptor. Where the folder is
+ * refused or cannot be written, entries are kept in memory, the newest MEM_LIMIT bytes of them,
+ * so that a process that builds kernels without end does not grow without end. */
 #define _GNU_SOURCE /* AT_EACCESS */
 #include "internal.h"
 
@@ -14,11 +17,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char magic[8] = {'G', 'P', 'C', 'A', 'C', 'H', 'E', '2'};
-enum { KEY_AT = 8, SIZE_AT = 40, SUM_AT = 48, HEADER = 80 }; /* magic, key, payload size, payload SHA-256 */
+static const char magic[8] = {'G', 'P', 'C', 'A', 'C', 'H', 'E', '3'};
+/* magic, key, payload size, SHA-256 of the folder's secret and the payload */
+enum { KEY_AT = 8, SIZE_AT = 40, SUM_AT = 48, HEADER = 80 };
+static const char secret_name[] = "secret";
 
 typedef struct mem_entry {
     unsigned char key[32];
@@ -72,27 +78,27 @@ static void say_once(const char *why)
     if (fresh) gp__debug(gp__debug_on("load") ? "load" : "compile", "%s; kernels are kept in memory", why);
 }
 
-/* Opens path as a folder, never through a link, and checks it; -1 and why when it fails. */
+/* Opens path as a folder, never through a link, after the folders on the way (gp__open_path),
+ * and checks it; -1 and why when it fails, -2 - fd for a shared sticky folder (see below). */
 static int open_checked(const char *path, int cache_owners, char *why, size_t len)
 {
-    char what[4200];
+    char what[4200], walk[1024];
     struct stat st;
     snprintf(what, sizeof what, "the cache folder %s", path);
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int fd = gp__open_path(path, O_RDONLY | O_DIRECTORY, 0, cache_owners, walk, sizeof walk);
     if (fd < 0) {
-        if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
-            snprintf(why, len, "%s is a symbolic link: name the folder it points to instead", what);
-        else
-            snprintf(why, len, "%s cannot be opened: %s", what, strerror(errno));
+        snprintf(why, len, "%s is refused: %s", what, walk);
         return -1;
     }
     if (fstat(fd, &st) != 0) {
         snprintf(why, len, "%s cannot be read: %s", what, strerror(errno));
     } else if (gp__trusted(&st, what, cache_owners, why, len)) {
         return fd;
-    } else if ((st.st_mode & S_ISVTX) && (st.st_mode & (S_IWGRP | S_IWOTH))) {
-        /* A shared sticky folder such as /tmp: what this user makes in it, no one else can
-         * remove or rename, so a folder of this user's own inside it is safe. */
+    } else if ((st.st_mode & S_ISVTX) && (st.st_mode & (S_IWGRP | S_IWOTH)) &&
+               gp__owner_trusted(st.st_uid, cache_owners)) {
+        /* A shared sticky folder such as /tmp, of a trusted owner (the only other one who could
+         * rename what is in it): what this user makes there, no one else can remove or rename,
+         * so a folder of this user's own inside it is safe. */
         return -2 - fd;
     }
     close(fd);
@@ -152,8 +158,11 @@ static int open_entry(int dir, const char *folder, const char *name)
 }
 
 /* Writes head and body to name in the open folder through a temporary file of this user's
- * alone, renamed into place, so readers never see half of it; 1 when it was written. */
-static int write_file(int dir, const char *name, const void *head, size_t hbytes, const void *body, size_t bytes)
+ * alone, renamed into place, so readers never see half of it; 1 when it was written. The file
+ * is 0600, or 0644 in a folder others may read (a teacher's cache, shared on purpose), set on
+ * the descriptor so that no umask changes it. */
+static int write_file(int dir, const char *name, const void *head, size_t hbytes, const void *body, size_t bytes,
+                      int replace)
 {
     static atomic_uint serial;
     char tmp[600];
@@ -164,17 +173,20 @@ static int write_file(int dir, const char *name, const void *head, size_t hbytes
         if (fd < 0 && errno != EEXIST) return 0;
     }
     if (fd < 0) return 0;
+    struct stat st;
+    mode_t mode = fstat(dir, &st) == 0 && (st.st_mode & (S_IRGRP | S_IROTH)) ? 0644 : 0600;
     const unsigned char *parts[2] = {head, body};
     size_t left[2] = {hbytes, bytes};
-    int ok = 1;
+    int ok = fchmod(fd, mode) == 0;
     for (int i = 0; i < 2 && ok; i++)
         while (ok && left[i] > 0) {
             ssize_t w = write(fd, parts[i], left[i]);
             ok = w > 0;
             if (ok) parts[i] += w, left[i] -= (size_t)w;
         }
-    ok = close(fd) == 0 && ok && renameat(dir, tmp, dir, name) == 0;
-    if (!ok) unlinkat(dir, tmp, 0);
+    /* without replace, a name already there stays (linkat never replaces) */
+    ok = close(fd) == 0 && ok && (replace ? renameat(dir, tmp, dir, name) : linkat(dir, tmp, dir, name, 0)) == 0;
+    if (!ok || !replace) unlinkat(dir, tmp, 0);
     return ok;
 }
 
@@ -184,40 +196,75 @@ static void entry_name(const unsigned char key[32], char out[70])
     memcpy(out + 64, ".bin", 5);
 }
 
-size_t gp__cache_entry_payload(const unsigned char *file, size_t n, const unsigned char key[32])
+static void digest(const unsigned char secret[32], const unsigned char *payload, size_t n, unsigned char out[32])
 {
-    uint64_t size;
-    unsigned char sum[32];
-    if (n <= HEADER || memcmp(file, magic, 8) != 0 || memcmp(file + KEY_AT, key, 32) != 0) return 0;
-    memcpy(&size, file + SIZE_AT, 8);
-    if (size != n - HEADER) return 0;
     gp__sha256 h;
     gp__sha256_init(&h);
-    gp__sha256_update(&h, file + HEADER, n - HEADER);
-    gp__sha256_final(&h, sum);
+    gp__sha256_update(&h, secret, 32);
+    gp__sha256_update(&h, payload, n);
+    gp__sha256_final(&h, out);
+}
+
+/* 1 when head (HEADER bytes of a file of n bytes) begins an entry for key of that size. */
+static int header_fits(const unsigned char *head, size_t n, const unsigned char key[32])
+{
+    uint64_t size;
+    memcpy(&size, head + SIZE_AT, 8);
+    return n > HEADER && n - HEADER <= GP__CACHE_ENTRY_MAX && memcmp(head, magic, 8) == 0 &&
+           memcmp(head + KEY_AT, key, 32) == 0 && size == n - HEADER;
+}
+
+size_t gp__cache_entry_payload(const unsigned char *file, size_t n, const unsigned char key[32],
+                               const unsigned char secret[32])
+{
+    unsigned char sum[32];
+    if (n <= HEADER || !header_fits(file, n, key)) return 0;
+    digest(secret, file + HEADER, n - HEADER, sum);
     return memcmp(sum, file + SUM_AT, 32) == 0 ? n - HEADER : 0;
 }
 
+/* The folder's secret into out: read, or with create made when there is none (whoever makes it
+ * first, the others read theirs). 0 when there is none to be had. */
+static int folder_secret(int dir, const char *folder, int create, unsigned char out[32])
+{
+    int fd = open_entry(dir, folder, secret_name);
+    if (fd < 0 && create) {
+        unsigned char fresh[32];
+        if (getrandom(fresh, sizeof fresh, 0) != (ssize_t)sizeof fresh) return 0;
+        write_file(dir, secret_name, NULL, 0, fresh, sizeof fresh, 0);
+        fd = open_entry(dir, folder, secret_name);
+    }
+    ssize_t n = fd >= 0 ? read(fd, out, 32) : -1;
+    if (fd >= 0) close(fd);
+    return n == 32;
+}
+
+/* The entry for key, checked by size and header before its payload is read, then by digest. */
 static void *read_entry(int dir, const char *folder, const unsigned char key[32], size_t *bytes)
 {
     char name[70];
+    unsigned char secret[32], head[HEADER];
     entry_name(key, name);
+    if (!folder_secret(dir, folder, 0, secret)) return NULL; /* nothing there was written by gpuport */
     int fd = open_entry(dir, folder, name);
     if (fd < 0) return NULL;
     struct stat st;
     unsigned char *data = NULL;
     size_t n = 0, payload = 0;
-    if (fstat(fd, &st) == 0 && st.st_size > HEADER && (uint64_t)st.st_size <= SIZE_MAX &&
+    if (fstat(fd, &st) == 0 && st.st_size > HEADER && (uint64_t)st.st_size <= HEADER + (uint64_t)GP__CACHE_ENTRY_MAX &&
+        read(fd, head, HEADER) == HEADER && header_fits(head, (size_t)st.st_size, key) &&
         (data = malloc((size_t)st.st_size)) != NULL) {
+        memcpy(data, head, HEADER);
+        n = HEADER;
         ssize_t r;
         while (n < (size_t)st.st_size && (r = read(fd, data + n, (size_t)st.st_size - n)) > 0) n += (size_t)r;
-        payload = n == (size_t)st.st_size ? gp__cache_entry_payload(data, n, key) : 0;
+        payload = n == (size_t)st.st_size ? gp__cache_entry_payload(data, n, key, secret) : 0;
     }
     close(fd);
     if (!payload) {
         free(data);
-        gp__debug("compile", "the cache entry %s/%s is damaged or written for another key; it will be rebuilt", folder,
-                  name);
+        gp__debug("compile", "the cache entry %s/%s is damaged, too large, not written by gpuport in that folder, or "
+                  "written for another key; it will be rebuilt", folder, name);
         return NULL;
     }
     memmove(data, data + HEADER, payload);
@@ -293,7 +340,7 @@ static int store(const char *name, const void *head, size_t hbytes, const void *
         say_once(why);
         return 0;
     }
-    int ok = write_file(dir, name, head, hbytes, body, bytes);
+    int ok = write_file(dir, name, head, hbytes, body, bytes, 1);
     if (!ok) gp__debug("compile", "%s/%s cannot be written (%s); kept in memory", folder, name, strerror(errno));
     close(dir);
     return ok;
@@ -301,20 +348,24 @@ static int store(const char *name, const void *head, size_t hbytes, const void *
 
 int gp__cache_store(const unsigned char key[32], const void *binary, size_t bytes)
 {
-    unsigned char head[HEADER];
+    char folder[4200], why[1200], name[70];
+    unsigned char head[HEADER], secret[32];
     uint64_t size = bytes;
-    gp__sha256 h;
     memcpy(head, magic, 8);
     memcpy(head + KEY_AT, key, 32);
     memcpy(head + SIZE_AT, &size, 8);
-    gp__sha256_init(&h);
-    gp__sha256_update(&h, binary, bytes);
-    gp__sha256_final(&h, head + SUM_AT);
-    char name[70];
     entry_name(key, name);
-    if (store(name, head, HEADER, binary, bytes)) return 1;
-    keep_in_memory(key, binary, bytes);
-    return 0;
+    int dir = bytes <= GP__CACHE_ENTRY_MAX ? open_folder(folder, sizeof folder, why, sizeof why) : -1;
+    if (dir < 0 && bytes <= GP__CACHE_ENTRY_MAX) say_once(why);
+    int ok = dir >= 0 && folder_secret(dir, folder, 1, secret);
+    if (ok) {
+        digest(secret, binary, bytes, head + SUM_AT);
+        ok = write_file(dir, name, head, HEADER, binary, bytes, 1);
+    }
+    if (dir >= 0 && !ok) gp__debug("compile", "%s/%s cannot be written (%s); kept in memory", folder, name, strerror(errno));
+    if (dir >= 0) close(dir);
+    if (!ok) keep_in_memory(key, binary, bytes);
+    return ok;
 }
 
 int gp__cache_write_text(const char *name, const char *text) { return store(name, NULL, 0, text, strlen(text)); }

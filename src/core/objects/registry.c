@@ -3,6 +3,7 @@
 #include "internal.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,28 +129,40 @@ static void open_devices(const gp__backend *be, gp_backend_info *bi, size_t coun
     bi->device_count = opened;
 }
 
-/* A plugin is code: one in a folder of GPUPORT_PLUGIN_PATH is opened only when that folder and
- * the file belong to this user or root and no one else can write them (gp__trusted). Those
- * beside libgpuport or in its installed folder are not checked: whoever can write there can
- * replace libgpuport itself. 1 when it may be opened, else 0 and why. */
-static int plugin_trusted(const char *folder, const char *path, char *why, size_t len)
+/* A plugin is code: one in a folder of GPUPORT_PLUGIN_PATH is opened only when it and every
+ * folder on the way belong to this user or root and no one else can write them (gp__open_path,
+ * gp__trusted), and then loaded from the descriptor that was checked, so that nothing can be
+ * swapped in between. Those beside libgpuport or in its installed folder are not checked:
+ * whoever can write there can replace libgpuport itself. The descriptor, or -1 and why. */
+static int open_trusted_plugin(const char *path, char *why, size_t len)
 {
+    char walk[1024];
     struct stat st;
-    char what[700];
-    snprintf(what, sizeof what, "the GPUPORT_PLUGIN_PATH folder %s", folder);
-    if (stat(folder, &st) == 0 && !gp__trusted(&st, what, 0, why, len)) return 0;
-    snprintf(what, sizeof what, "%s", path);
-    return stat(path, &st) != 0 || gp__trusted(&st, what, 0, why, len);
+    int fd = gp__open_path(path, O_RDONLY, 1, 0, walk, sizeof walk);
+    if (fd < 0) {
+        snprintf(why, len, "%s is refused: %s", path, walk);
+        return -1;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(why, len, "%s is not a regular file", path);
+    } else if (gp__trusted(&st, path, 0, why, len)) {
+        return fd;
+    }
+    close(fd);
+    return -1;
 }
 
-/* The table of the plugin file at path when it is a gpuport plugin of this ABI; otherwise NULL,
- * the file closed again and why written. */
-static const gp__backend *open_plugin(const char *path, const char *name, void **dl, char *why, size_t len)
+/* The table of the plugin file at path (read through fd when fd >= 0) when it is a gpuport
+ * plugin of this ABI; otherwise NULL, the file closed again and why written. */
+static const gp__backend *open_plugin(const char *path, int fd, const char *name, void **dl, char *why, size_t len)
 {
-    *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    char by_fd[64];
+    snprintf(by_fd, sizeof by_fd, "/proc/self/fd/%d", fd);
+    *dl = dlopen(fd >= 0 ? by_fd : path, RTLD_NOW | RTLD_LOCAL);
     if (!*dl) {
         const char *e = dlerror();
-        snprintf(why, len, "%s did not load: %s", path, e ? e : "no reason given");
+        snprintf(why, len, "%s did not load: %s%s", path, e ? e : "no reason given",
+                 fd >= 0 ? " (loaded through its checked descriptor in /proc/self/fd)" : "");
         return NULL;
     }
     gp__plugin_entry_fn entry;
@@ -186,8 +199,13 @@ static void load_backend(size_t which)
         size_t used = strlen(tried);
         snprintf(tried + used, sizeof tried - used, "%s%s", used ? ", " : "", folders[i]);
         if (access(path, F_OK) != 0) continue;
-        if (i >= named || plugin_trusted(folders[i], path, why, sizeof why))
-            be = open_plugin(path, name, &dl, why, sizeof why);
+        if (i >= named) {
+            be = open_plugin(path, -1, name, &dl, why, sizeof why);
+        } else {
+            int fd = open_trusted_plugin(path, why, sizeof why);
+            if (fd >= 0) be = open_plugin(path, fd, name, &dl, why, sizeof why);
+            if (fd >= 0) close(fd);
+        }
         if (!be) {
             gp__debug("load", "%s: passed over: %s", name, why);
             used = strlen(passed);

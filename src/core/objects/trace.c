@@ -82,13 +82,15 @@ static FILE *open_output(const char *path)
 {
     struct stat st;
     const char *why = NULL;
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
     if (fd < 0 && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
         why = "it is a symbolic link, which is never followed: name the file itself";
     else if (fd < 0)
         why = strerror(errno);
     else if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
         why = "it is not a regular file";
+    else if (st.st_uid == geteuid() && fchmod(fd, 0600) != 0) /* the user's alone, whatever the umask */
+        why = strerror(errno);
     FILE *f = why ? NULL : fdopen(fd, "w");
     if (!f && !why) why = strerror(errno);
     if (why) {
