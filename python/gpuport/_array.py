@@ -31,12 +31,15 @@ def check_dtype(dtype):
 
 
 def _shape(shape):
+    given = shape
     if isinstance(shape, numbers.Integral) or (hasattr(shape, "__index__") and not isinstance(shape, (tuple, list))):
         shape = (shape,)
     try:
+        if any(isinstance(s, (bool, np.bool_)) for s in shape):  # NumPy refuses them, though they are ints
+            raise TypeError
         shape = tuple(operator.index(s) for s in shape)
     except TypeError:
-        raise TypeError("gpuport: a shape is an integer or a tuple of integers, not %r" % (shape,)) from None
+        raise TypeError("gpuport: a shape is an integer or a tuple of integers, not %r" % (given,)) from None
     if any(s < 0 for s in shape):
         raise ValueError("gpuport: negative dimensions are not allowed: %s" % (shape,))
     return shape
@@ -121,6 +124,44 @@ def off_default_stream(*arrays):
             a = a._base
 
 
+class _Flags:
+    """NumPy's flags of an array, the ones gpuport keeps: c_contiguous and writeable (False for a
+    broadcast view, whose elements alias, and for views of a read-only array)."""
+
+    def __init__(self, a):
+        self._a = a
+
+    c_contiguous = property(lambda self: self._a.contiguous)
+
+    @property
+    def writeable(self):
+        return not self._a._ro
+
+    @writeable.setter
+    def writeable(self, value):
+        a = self._a
+        if value and (a._ro == "broadcast" or (isinstance(a._base, Array) and a._base._ro)):
+            raise ValueError("cannot set WRITEABLE flag to True of this array")
+        a._ro = False if value else True
+
+    def __repr__(self):
+        return "  C_CONTIGUOUS : %s\n  WRITEABLE : %s" % (self.c_contiguous, self.writeable)
+
+
+def check_out(out, dtype, what, shape=None):
+    """Refuses out= where NumPy does: not a gpuport array (TypeError), read-only (ValueError), a
+    result of dtype that does not cast to it under same_kind (TypeError), another shape."""
+    if not isinstance(out, Array):
+        raise TypeError("gpuport: out must be a gpuport array, not %s" % type(out).__name__)
+    if out._ro:
+        raise ValueError("output array is read-only")
+    if np.dtype(dtype) != out.dtype and not np.can_cast(dtype, out.dtype, "same_kind"):
+        raise TypeError("Cannot cast %s output from %r to %r with casting rule 'same_kind'"
+                        % (what, np.dtype(dtype), out.dtype))
+    if shape is not None and tuple(shape) != out.shape:
+        raise ValueError("gpuport.%s: out has shape %s, the result %s" % (what, out.shape, tuple(shape)))
+
+
 class Array:
     """Elements of one dtype on one device: a view (shape, strides and offset, in elements) of a
     gpuport buffer, as a NumPy array is of its memory. Slicing, .T, reshape of a contiguous array
@@ -143,6 +184,7 @@ class Array:
         self._off = _offset
         self._owned = _buffer is None
         self._pool_ok = True
+        self._ro = False  # read-only: True, or "broadcast" for a view whose elements alias
         self._buf = _buffer if _buffer is not None else _pool.take(self.device, self.nbytes)
 
     def __del__(self, _destroy=_lib.gp_buffer_destroy, _pool=_pool):
@@ -157,6 +199,7 @@ class Array:
     ndim = property(lambda self: len(self.shape))
     itemsize = property(lambda self: self.dtype.itemsize)
     strides = property(lambda self: tuple(s * self.dtype.itemsize for s in self._st))
+    flags = property(lambda self: _Flags(self))
     T = property(lambda self: self.transpose())
     mT = property(lambda self: self.swapaxes(-1, -2))
 
@@ -170,6 +213,7 @@ class Array:
         they need no checks (an operation makes several views: this is its hot path)."""
         v = object.__new__(Array)
         v.dtype, v.device, v._buf, v._base, v._owned, v._pool_ok = self.dtype, self.device, self._buf, self, False, True
+        v._ro = self._ro
         v.shape, v._st, v._off = tuple(shape), tuple(strides), offset
         v.size = math.prod(v.shape)
         v.nbytes = v.size * self.dtype.itemsize
@@ -315,7 +359,9 @@ class Array:
                 raise ValueError("gpuport: operands could not be broadcast together with shapes %s and %s"
                                  % (self.shape, shape))
             st.append(s if n == want else 0)
-        return self._view(shape, st, self._off)
+        v = self._view(shape, st, self._off)
+        v._ro = "broadcast"  # as NumPy's: written through, its aliased elements would race
+        return v
 
     # ---- indexing ----------------------------------------------------------------------------
 

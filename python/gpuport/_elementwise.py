@@ -161,6 +161,8 @@ def run(expr, ops, loop_dtypes, out_dtype, out=None, helpers=(), stream=None):
     if out is not None:
         if not isinstance(out, Array):
             raise TypeError("gpuport: out must be a gpuport array, not %s" % type(out).__name__)
+        if out._ro:
+            raise ValueError("output array is read-only")
         if out.device is not dev and arrays:
             raise ValueError("gpuport: out is on %s and the operands on %s" % (out.device.spec, dev.spec))
     kinds = tuple((o.dtype, o.shape, o._st) if isinstance(o, Array) else _scalar_ct(o, _ct(lt))
@@ -244,6 +246,8 @@ def _same_layout(a, b):
 def assign(out, value, stream=None):
     """out[...] = value (an array of out's device, a scalar, or anything NumPy takes), converted
     to out's dtype as NumPy converts on assignment."""
+    if out._ro:
+        raise ValueError("assignment destination is read-only")
     if not isinstance(value, Array) and not _is_scalar(value):
         host = np.asarray(value)
         value = asarray(host.astype(out.dtype, copy=False) if host.dtype != out.dtype and host.dtype.kind in "fiub"

@@ -4,7 +4,7 @@ import ctypes
 
 import numpy as np
 
-from ._array import CTYPES, GP_TYPES, Array, off_default_stream
+from ._array import CTYPES, GP_TYPES, Array, check_out, off_default_stream
 from ._device import _handle_out, _stream, _text, device as _device
 from ._elementwise import operands
 from ._ffi import CONSTANTS as _C, RECORDS as _R, check as _check, lib as _lib
@@ -70,6 +70,8 @@ class ElementwiseKernel:
                 raise TypeError("gpuport: the kernel takes %s inputs, not %s" % (t, x.dtype))
         n = inputs[0].size if inputs else (out.size if out is not None else 0)
         shape = inputs[0].shape if inputs else out.shape
+        if out is not None:
+            check_out(out, self.dtype, "ElementwiseKernel")
         out = Array(shape, self.dtype, self.device) if out is None else out
         if out.dtype != self.dtype or out.size != n or not out.contiguous:
             raise ValueError("gpuport: out must be a contiguous %s array of %d elements" % (self.dtype, n))
@@ -126,6 +128,8 @@ class ReductionKernel:
 
 def _scan(op, x, exclusive, out, stream):
     x = _contig(x, "cumsum")
+    if out is not None:
+        check_out(out, x.dtype, "cumsum")
     out = Array(x.size, x.dtype, x.device) if out is None else out
     if out.size != x.size or out.dtype != x.dtype or not out.contiguous:
         raise ValueError("gpuport: out must be a contiguous array of the input's size and dtype")
@@ -182,6 +186,7 @@ def stencil(u, weights, boundary="fixed", source=None, source_weight=0.0, steps=
         s.weights[i] = w
     s.source_weight = source_weight
     if out is not None:
+        check_out(out, u.dtype, "stencil")
         if steps != 1 or out is u:
             raise ValueError("gpuport.stencil: out= takes one step into another array than u")
         _check(_lib.gp_stencil_apply(_stream(stream), ctypes.byref(s), _view(out), _view(u), _view(source)))

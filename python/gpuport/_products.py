@@ -3,7 +3,7 @@ outer."""
 import numpy as np
 
 from . import _elementwise as ew
-from ._array import GP_TYPES, Array
+from ._array import GP_TYPES, Array, check_out
 from ._device import _stream
 from ._ffi import CONSTANTS as _C, RECORDS as _R, check as _check, lib as _lib
 
@@ -21,6 +21,13 @@ def matmul(a, b, out=None, impl="auto", stream=None):
         raise ValueError("gpuport.matmul: shapes %s and %s do not multiply (%d != %d)" % (a.shape, b.shape,
                                                                                         a2.shape[-1], b2.shape[-2]))
     dtype = np.result_type(a.dtype, b.dtype)
+    if out is not None:  # before any work, as NumPy refuses it
+        shape = list(ew.broadcast_shape(a2.shape[:-2], b2.shape[:-2])) + [a2.shape[-2], b2.shape[-1]]
+        if b.ndim == 1:
+            shape.pop(-1)
+        if a.ndim == 1:
+            shape.pop(-2 if b.ndim > 1 else -1)
+        check_out(out, dtype, "matmul", shape)
     if a2.ndim == 2 and b2.ndim == 2 and dtype in (np.float32, np.float64):
         r = _gemm(a2.astype(dtype, copy=False), b2.astype(dtype, copy=False), impl, stream)
     else:

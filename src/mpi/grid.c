@@ -511,8 +511,8 @@ static gp_status move_blocks(gp_mpi_grid *g, const char *fn, int root, void *glo
 gp_status gp_mpi_grid_scatter(gp_mpi_grid *grid, gp_mpi_field field, int root, const void *global)
 {
     static const char fn[] = "gp_mpi_grid_scatter";
+    if (!grid) return check_field(fn, grid, field); /* no grid: no communicator to tell the others on */
     gp_status st = check_field(fn, grid, field);
-    if (st != GP_SUCCESS) return st; /* no grid: no communicator to tell the others on */
     if (root < 0 || root >= grid->block.size)
         st = gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: root %d is no rank of the grid's %d", fn, root,
                                grid->block.size);
@@ -522,13 +522,21 @@ gp_status gp_mpi_grid_scatter(gp_mpi_grid *grid, gp_mpi_field field, int root, c
     void *image = st == GP_SUCCESS ? calloc(1, bytes ? bytes : 1) : NULL;
     if (st == GP_SUCCESS && !image) st = gp_set_last_error(GP_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
     gp_buffer *target = NULL;
+    int made = 0; /* the source, made by this call: gone again if the call is refused */
     if (st == GP_SUCCESS && field == GP_MPI_SOURCE) {
-        if (!grid->source) st = gp_buffer_create(grid->dev, GP_MEMORY_DEVICE, bytes, &grid->source);
+        if (!grid->source) {
+            st = gp_buffer_create(grid->dev, GP_MEMORY_DEVICE, bytes, &grid->source);
+            made = st == GP_SUCCESS;
+        }
         target = grid->source;
     } else if (st == GP_SUCCESS) {
         target = grid->u[grid->cur];
     }
-    st = gp__agree(grid->comm, st);
+    st = gp__agree_call(grid->comm, st, GP__CALL_SCATTER, (long long[GP__CALL_ARGS]){field, root});
+    if (st != GP_SUCCESS && made) {
+        gp_buffer_destroy(grid->source);
+        grid->source = NULL;
+    }
     if (st == GP_SUCCESS) st = move_blocks(grid, fn, root, (void *)global, image, 0);
     if (st == GP_SUCCESS) st = gp_buffer_write(grid->comm_stream, target, 0, image, bytes);
     if (st == GP_SUCCESS && field == GP_MPI_U) grid->last_steps = 0;
@@ -539,8 +547,8 @@ gp_status gp_mpi_grid_scatter(gp_mpi_grid *grid, gp_mpi_field field, int root, c
 gp_status gp_mpi_grid_gather(gp_mpi_grid *grid, gp_mpi_field field, int root, void *global)
 {
     static const char fn[] = "gp_mpi_grid_gather";
+    if (!grid) return check_field(fn, grid, field);
     gp_status st = check_field(fn, grid, field);
-    if (st != GP_SUCCESS) return st;
     if (root < 0 || root >= grid->block.size)
         st = gp_set_last_error(GP_ERROR_INVALID_ARGUMENT, "%s: root %d is no rank of the grid's %d", fn, root,
                                grid->block.size);
@@ -553,7 +561,7 @@ gp_status gp_mpi_grid_gather(gp_mpi_grid *grid, gp_mpi_field field, int root, vo
     if (st == GP_SUCCESS && !image) st = gp_set_last_error(GP_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
     KEEP(st, gp_stream_synchronize(grid->compute));
     KEEP(st, gp_buffer_read(grid->comm_stream, field_buffer(grid, field), 0, image, bytes));
-    st = gp__agree(grid->comm, st);
+    st = gp__agree_call(grid->comm, st, GP__CALL_GATHER, (long long[GP__CALL_ARGS]){field, root});
     if (st == GP_SUCCESS) st = move_blocks(grid, fn, root, global, image, 1);
     free(image);
     return gp__agree(grid->comm, st);

@@ -89,8 +89,12 @@ static inline size_t index_of(const size_t *sides, const size_t *at)
 gp_status gp__faces_create(gp_mpi_grid *g);
 gp_status gp__grid_exchange(gp_mpi_grid *g, const char *fn, gp_status st);
 
-/* agree.c */
+/* agree.c: every rank's outcome of a collective call (gp__agree), and with gp__agree_call that
+ * every rank was asked the same call (GP__CALL_*) with the same arguments, in one allreduce. */
+enum { GP__CALL_END, GP__CALL_RUN, GP__CALL_EXCHANGE, GP__CALL_REDUCE, GP__CALL_SCATTER, GP__CALL_GATHER };
+#define GP__CALL_ARGS 2
 gp_status gp__agree(MPI_Comm comm, gp_status st);
+gp_status gp__agree_call(MPI_Comm comm, gp_status st, int call, const long long args[GP__CALL_ARGS]);
 gp_status gp__mpi_fail(const char *fn, const char *call, int err);
 double gp__now(void);
 gp_status gp__node_rank(MPI_Comm comm, const char *fn, int *local, int *local_size);

@@ -75,7 +75,7 @@ gp_status gp_mpi_grid_reduce(gp_mpi_grid *grid, gp_mpi_reduce_op op, double *res
     gp_view in[2] = {GP_VIEW_AT(g->u[g->cur], g->block.first), GP_VIEW_AT(g->u[1 - g->cur], g->block.first)};
     KEEP(st, gp_reduce_kernel_run_to_host(g->compute, k, count, in, &part));
     double mine = st != GP_SUCCESS ? 0 : g->stencil.type == GP_F32 ? (double)part.f : part.d, all = 0;
-    st = gp__agree(g->comm, st);
+    st = gp__agree_call(g->comm, st, GP__CALL_REDUCE, (long long[GP__CALL_ARGS]){op});
     if (st != GP_SUCCESS) return st;
     MPI_Op mop = op == GP_MPI_MIN ? MPI_MIN : op == GP_MPI_MAX ? MPI_MAX : MPI_SUM;
     int err = MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, mop, g->comm);

@@ -164,7 +164,9 @@ gp_status gp_mpi_grid_run(gp_mpi_grid *grid, size_t steps)
     if (!grid) return gp_set_last_error(GP_ERROR_INVALID_HANDLE, "%s: grid is NULL", fn);
     gp_mpi_grid *g = grid;
     gp_view source = g->source ? GP_VIEW(g->source) : GP_VIEW(NULL);
-    gp_status st = GP_SUCCESS;
+    /* every rank the same step count, before any message: else some would wait for ever */
+    gp_status st = gp__agree_call(g->comm, GP_SUCCESS, GP__CALL_RUN, (long long[GP__CALL_ARGS]){(long long)steps});
+    if (st != GP_SUCCESS) return st;
     double t0 = gp__now();
     if (g->nfaces == 0) {
         /* No neighbour: the block is the grid, and one call runs every step. */
@@ -202,7 +204,8 @@ gp_status gp_mpi_grid_exchange(gp_mpi_grid *grid)
 {
     static const char fn[] = "gp_mpi_grid_exchange";
     if (!grid) return gp_set_last_error(GP_ERROR_INVALID_HANDLE, "%s: grid is NULL", fn);
-    gp_status st = GP_SUCCESS;
+    gp_status st = gp__agree_call(grid->comm, GP_SUCCESS, GP__CALL_EXCHANGE, NULL);
+    if (st != GP_SUCCESS) return st;
     double t0 = gp__now();
     /* The faces are the last run's results, written on both streams. */
     KEEP(st, gp_stream_synchronize(grid->compute));

@@ -618,3 +618,66 @@ def test_memory_of_arrays_that_are_gone_is_reused_on_the_default_stream_only(dev
     s.synchronize()
     assert _pool.kept[dev.spec] == kept  # used on a stream of its own: given back, not kept
     gp.free_memory()
+
+
+# ---- where NumPy refuses, gpuport refuses too (no silent wrong results) ---------------------
+
+def _refusals(xp, a):
+    """What each refused write raises under xp (numpy or gpuport), as (type, message) pairs."""
+    b = xp.broadcast_to(a, (64, a.size))
+    cases = [lambda: b.__iadd__(1), lambda: b.__setitem__((0, 0), 5), lambda: xp.add(a, a, out=b),
+             lambda: b[1:].fill(2), lambda: xp.multiply(b.T, 2, out=b.T)]
+    seen = []
+    for case in cases:
+        with pytest.raises(ValueError) as e:
+            case()
+        seen.append(str(e.value))
+    return seen, [b.flags.writeable, b[1:].flags.writeable, b.T.flags.writeable, b.copy().flags.writeable]
+
+
+def test_broadcast_views_are_read_only(dev):
+    host = np.arange(33, dtype=np.float32)
+    a = gp.asarray(host, device=dev)
+    assert _refusals(gp, a) == _refusals(np, host.copy())
+    assert np.array_equal(a.get(), host)  # nothing was written
+    v = a[3:]
+    v.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        v += 1
+    with pytest.raises(ValueError, match="read-only"):
+        v[2:] -= 1  # a view of a read-only view is read-only
+    v.flags.writeable = True
+    v += 1
+    host[3:] += 1
+    assert np.array_equal(a.get(), host)
+    with pytest.raises(ValueError):
+        gp.broadcast_to(a, (2, 33)).flags.writeable = True
+
+
+def test_out_follows_numpy_casting(dev):
+    need(dev, np.float64)
+    a, b = gp.ones((4, 4), device=dev), gp.ones((4, 4), device=dev)
+    ints = gp.zeros((4, 4), gp.int32, device=dev)
+    for xp, x, y, o in ((np, np.ones((4, 4)), np.ones((4, 4)), np.zeros((4, 4), np.int32)), (gp, a, b, ints)):
+        with pytest.raises(TypeError):
+            xp.matmul(x, y, out=o)
+        with pytest.raises(TypeError):
+            xp.add(x, y, out=o)
+        with pytest.raises(ValueError):
+            xp.matmul(x, y, out=xp.zeros((5, 4)))
+    assert not ints.get().any()  # refused before anything was written
+    out = gp.zeros((4, 4), device=dev)
+    assert gp.matmul(a, b, out=out) is out and np.array_equal(out.get(), np.full((4, 4), 4.0))
+    vec = gp.zeros(4, device=dev)
+    assert np.array_equal(gp.matmul(a, gp.ones(4, device=dev), out=vec).get(), np.full(4, 4.0))
+    with pytest.raises(TypeError):
+        gp.cumsum(gp.ones(4, device=dev), out=gp.zeros(4, gp.int64, device=dev).astype(gp.int32))
+
+
+@pytest.mark.parametrize("shape", [True, False, (2, True), np.bool_(True)])
+def test_booleans_are_not_shapes(dev, shape):
+    with pytest.raises(TypeError):
+        np.zeros(shape)
+    for make in (gp.zeros, gp.ones, gp.empty):
+        with pytest.raises(TypeError, match="shape"):
+            make(shape, device=dev)

@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,9 +263,46 @@ static void finish_at_exit(void)
     }
 }
 
+/* The signals of a crash. LLVM's handler for them (pocl's LLVM, or one that a vendor runtime or
+ * MPI's hwloc brought) returns from a signal sent by kill, so that a process told to die lives
+ * on: a rank of a job then waits for ever. Each one that a plugin's runtime changed, and LLVM's
+ * wherever it came from, is put back as it was (LLVM's to the default). pocl's SIGFPE handler
+ * stays: it turns a kernel's integer division by zero into a result instead of a crash
+ * (POCL_SIGFPE_HANDLER=0 turns it off; README.md says so). */
+static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+#define NCRASH (sizeof crash_signals / sizeof crash_signals[0])
+
+static const char *handler_library(const struct sigaction *sa)
+{
+    void *h = sa->sa_flags & SA_SIGINFO ? (void *)sa->sa_sigaction : (void *)sa->sa_handler;
+    Dl_info di;
+    if (h == (void *)SIG_DFL || h == (void *)SIG_IGN || !dladdr(h, &di) || !di.dli_fname) return "";
+    return di.dli_fname;
+}
+
+static void restore_crash_signals(const struct sigaction before[NCRASH])
+{
+    for (size_t i = 0; i < NCRASH; i++) {
+        struct sigaction now;
+        if (sigaction(crash_signals[i], NULL, &now) != 0) continue;
+        const char *lib = handler_library(&now), *was = handler_library(&before[i]);
+        int llvm = strstr(lib, "libLLVM") != NULL, pocl_fpe = crash_signals[i] == SIGFPE && strstr(lib, "libpocl");
+        if (pocl_fpe || (!llvm && strcmp(lib, was) == 0 && now.sa_flags == before[i].sa_flags)) continue;
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        sigaction(crash_signals[i], strstr(was, "libLLVM") ? &dfl : &before[i], NULL);
+        gp__debug("load", "signal %d: the handler of %s was put back as it was before (%s)", crash_signals[i],
+                  lib[0] ? lib : "a library", was[0] ? was : "the default");
+    }
+}
+
 static void init_all(void)
 {
+    struct sigaction before[NCRASH];
+    for (size_t i = 0; i < NCRASH; i++) sigaction(crash_signals[i], NULL, &before[i]);
     for (size_t i = 0; i < NBACKENDS; i++) load_backend(i);
+    restore_crash_signals(before);
     init_pid = getpid();
     if (ndevices && atexit(finish_at_exit) != 0)
         gp__debug("load", "the exit handler could not be registered: work left queued at exit may crash it");
