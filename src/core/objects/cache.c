@@ -218,7 +218,7 @@ size_t gp__cache_entry_payload(const unsigned char *file, size_t n, const unsign
                                const unsigned char secret[32])
 {
     unsigned char sum[32];
-    if (n <= HEADER || !header_fits(file, n, key)) return 0;
+    if (!header_fits(file, n, key)) return 0;
     digest(secret, file + HEADER, n - HEADER, sum);
     return memcmp(sum, file + SUM_AT, 32) == 0 ? n - HEADER : 0;
 }

@@ -265,18 +265,24 @@ static void finish_at_exit(void)
 
 /* The signals of a crash. LLVM's handler for them (pocl's LLVM, or one that a vendor runtime or
  * MPI's hwloc brought) returns from a signal sent by kill, so that a process told to die lives
- * on: a rank of a job then waits for ever. Each one that a plugin's runtime changed, and LLVM's
- * wherever it came from, is put back as it was (LLVM's to the default). pocl's SIGFPE handler
- * stays: it turns a kernel's integer division by zero into a result instead of a crash
- * (POCL_SIGFPE_HANDLER=0 turns it off; README.md says so). */
+ * on: a rank of a job then waits for ever. Each handler that the plugins' runtimes changed (one
+ * may even point into a runtime unloaded again), and LLVM's wherever it came from, is put back
+ * as it was (LLVM's to the default). pocl's SIGFPE handler stays: it turns a kernel's integer
+ * division by zero into a result instead of a crash (POCL_SIGFPE_HANDLER=0 turns it off, as
+ * docs/mpi.md says). */
 static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
 #define NCRASH (sizeof crash_signals / sizeof crash_signals[0])
 
-static const char *handler_library(const struct sigaction *sa)
+static void *handler_of(const struct sigaction *sa)
 {
-    void *h = sa->sa_flags & SA_SIGINFO ? (void *)sa->sa_sigaction : (void *)sa->sa_handler;
+    return sa->sa_flags & SA_SIGINFO ? (void *)sa->sa_sigaction : (void *)sa->sa_handler;
+}
+
+/* The library holding the handler, or "" (the default, ignored, or code no longer loaded). */
+static const char *library_of(void *handler)
+{
     Dl_info di;
-    if (h == (void *)SIG_DFL || h == (void *)SIG_IGN || !dladdr(h, &di) || !di.dli_fname) return "";
+    if (handler == (void *)SIG_DFL || handler == (void *)SIG_IGN || !dladdr(handler, &di) || !di.dli_fname) return "";
     return di.dli_fname;
 }
 
@@ -285,15 +291,15 @@ static void restore_crash_signals(const struct sigaction before[NCRASH])
     for (size_t i = 0; i < NCRASH; i++) {
         struct sigaction now;
         if (sigaction(crash_signals[i], NULL, &now) != 0) continue;
-        const char *lib = handler_library(&now), *was = handler_library(&before[i]);
-        int llvm = strstr(lib, "libLLVM") != NULL, pocl_fpe = crash_signals[i] == SIGFPE && strstr(lib, "libpocl");
-        if (pocl_fpe || (!llvm && strcmp(lib, was) == 0 && now.sa_flags == before[i].sa_flags)) continue;
+        const char *lib = library_of(handler_of(&now)), *was = library_of(handler_of(&before[i]));
+        int changed = handler_of(&now) != handler_of(&before[i]) || now.sa_flags != before[i].sa_flags;
+        if ((crash_signals[i] == SIGFPE && strstr(lib, "libpocl")) || (!changed && !strstr(lib, "libLLVM"))) continue;
         struct sigaction dfl;
         memset(&dfl, 0, sizeof dfl);
         dfl.sa_handler = SIG_DFL;
-        sigaction(crash_signals[i], strstr(was, "libLLVM") ? &dfl : &before[i], NULL);
+        sigaction(crash_signals[i], strstr(was, "libLLVM") || !changed ? &dfl : &before[i], NULL);
         gp__debug("load", "signal %d: the handler of %s was put back as it was before (%s)", crash_signals[i],
-                  lib[0] ? lib : "a library", was[0] ? was : "the default");
+                  lib[0] ? lib : "a library", was[0] && changed ? was : "the default");
     }
 }
 
