@@ -256,10 +256,15 @@ static void finish_at_exit(void)
 {
     if (getpid() != init_pid) return;
     for (size_t i = 0; i < ndevices; i++) {
-        gp_status st = gp_device_synchronize(devices[i]);
+        gp_device *d = devices[i];
+        pthread_mutex_lock(&d->lock); /* held while it waits, so that the list cannot change under it */
+        gp_status st = d->be->stream_synchronize(d->impl, d->default_stream->impl);
+        for (gp_stream *s = d->streams; s; s = s->next)
+            if (d->be->stream_synchronize(d->impl, s->impl) != GP_SUCCESS) st = GP_ERROR_BACKEND;
+        pthread_mutex_unlock(&d->lock);
         if (st != GP_SUCCESS)
-            gp__debug("load", "at exit, %s:%zu did not finish its work: %s", devices[i]->info.backend,
-                      devices[i]->info.backend_index, gp_last_error());
+            gp__debug("load", "at exit, %s:%zu did not finish its work: %s", d->info.backend, d->info.backend_index,
+                      gp_last_error());
     }
 }
 
