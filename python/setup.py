@@ -27,9 +27,10 @@ class BuildWithLibrary(build_py):
         build = os.environ.get("GPUPORT_BUILD_DIR", os.path.join(ROOT, "build"))
         lib = os.path.join(build, "lib")
         # the libraries by their sonames (what the loader and gpuport.mpi ask for), the plugins
-        # by theirs; the build tree's test anchors stay behind
+        # by theirs; the build tree's anchors and test libraries stay behind
         libs = glob.glob(os.path.join(lib, "libgpuport.so.[0-9]")) + glob.glob(os.path.join(lib, "libgpuport-mpi.so.[0-9]")) + \
-            [p for p in glob.glob(os.path.join(lib, "libgpuport-*.so")) if "-mpi" not in p and "-anchor" not in p]
+            [p for p in glob.glob(os.path.join(lib, "libgpuport-*.so"))
+             if not any(part in os.path.basename(p) for part in ("-mpi", "-anchor", "-test-"))]
         if not any(os.path.basename(p).startswith("libgpuport.so.") for p in libs):
             raise SystemExit("gpuport: no libgpuport.so.* in %s/lib: build gpuport first (scripts/setup), or set "
                              "GPUPORT_BUILD_DIR to its build tree" % build)

@@ -16,6 +16,7 @@ unset PYTHONPATH GPUPORT_LIBRARY
 where=$("$tmp/venv/bin/python" -c "import gpuport, os; print(os.path.dirname(gpuport.__file__))")
 case "$where" in "$tmp/venv/"*) ;; *) echo "imported gpuport from $where, not the venv" >&2; exit 1 ;; esac
 ls "$where/_lib/libgpuport.so.0" "$where/_lib/libgpuport-opencl.so" >/dev/null
+! ls "$where/_lib" | grep -e -test- -e -anchor  # the build tree's own test libraries stay behind
 "$tmp/venv/bin/python" -c "import gpuport as gp; print(gp.version(), gp.devices())"
 # gpuport.mpi travels too where the build has it: the heat lesson's scale-out over two ranks
 if [ -e "$build/lib/libgpuport-mpi.so.0" ] && "$tmp/venv/bin/python" -c "import mpi4py" 2>/dev/null; then
