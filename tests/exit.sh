@@ -3,8 +3,8 @@
 # compiles as the program ends), and fails on any run that does not end as the case should:
 # status 0 and an empty stderr (1 and only the traceback for the Python exception). The cases
 # run side by side, each in its own folder.
-# Usage: exit.sh RUNS DEVICE PYTHON|- PY_CASES|- C_PROGRAM... (the program with what runs it:
-# lsan-retry.sh under the sanitizers, where python3 cannot load gpuport and is given as -)
+# Usage: exit.sh RUNS DEVICE PYTHON|- PY_CASES|- C_PROGRAM (- for Python under the sanitizers,
+# where python3 cannot load gpuport)
 set -u
 runs=$1 device=$2 python=$3 cases=$4
 shift 4
