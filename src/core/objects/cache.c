@@ -209,9 +209,9 @@ static void digest(const unsigned char secret[32], const unsigned char *payload,
 static int header_fits(const unsigned char *head, size_t n, const unsigned char key[32])
 {
     uint64_t size;
+    if (n <= HEADER || n - HEADER > GP__CACHE_ENTRY_MAX) return 0; /* head holds HEADER bytes only then */
     memcpy(&size, head + SIZE_AT, 8);
-    return n > HEADER && n - HEADER <= GP__CACHE_ENTRY_MAX && memcmp(head, magic, 8) == 0 &&
-           memcmp(head + KEY_AT, key, 32) == 0 && size == n - HEADER;
+    return memcmp(head, magic, 8) == 0 && memcmp(head + KEY_AT, key, 32) == 0 && size == n - HEADER;
 }
 
 size_t gp__cache_entry_payload(const unsigned char *file, size_t n, const unsigned char key[32],
