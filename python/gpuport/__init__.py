@@ -1,6 +1,6 @@
 """gpuport from Python: NumPy's array surface (the part GPU lessons use, with CuPy's names where
 CuPy adds one) on any CUDA, HIP or OpenCL device, pocl on a CPU included; gpuport's primitives;
-and kernels of your own in the gpuport kernel dialect. docs/python.md lists the surface beside
+and kernels of your own in the gpuport kernel dialect or in Python, as Numba's `@cuda.jit` takes them. docs/python.md lists the surface beside
 NumPy's and CuPy's names and what differs.
 
     import gpuport as gp
@@ -11,7 +11,8 @@ NumPy's and CuPy's names and what differs.
 The package's files: _ffi (the C API through ctypes), _device (devices, streams, events),
 _array (Array, indexing, making arrays, products), _elementwise (generated element-wise
 kernels, the ufuncs), _reduction (reductions, norm), random, linalg, _primitives (gpuport's own
-primitives and kernels of your own).
+primitives and kernels of your own), _jit and _numba (Numba's `cuda.jit` kernels translated to the
+dialect, and Numba's cuda names).
 """
 import builtins as _builtins
 
@@ -21,7 +22,8 @@ from . import _ffi, linalg, random
 from . import _methods  # noqa: F401  (Array's methods that compute)
 from ._array import (Array, array, asarray, ascontiguousarray, asnumpy, astype, empty, empty_like, free_memory, full,
                      full_like, ones, ones_like, zeros, zeros_like)
-from ._device import Device, Event, Stream, cuda, device, devices, get_device
+from ._device import Device, Event, Stream, device, devices, get_device
+from ._numba import cuda
 from ._elementwise import clip, where
 from ._elementwise import _NAMES as _UFUNCS
 from ._elementwise import (abs, acos, acosh, asin, asinh, atan, atan2, atanh, bitwise_invert,  # noqa: F401

@@ -232,6 +232,21 @@ class Array:
                                        self.nbytes))
         return host
 
+    def copy_to_host(self, ary=None, stream=0):
+        """Numba's name for get(): into ary (a C-contiguous NumPy array) when given."""
+        return self.get(stream, out=ary)
+
+    def copy_to_device(self, ary, stream=0):
+        """Numba's: copies ary (host or device, of this shape and dtype) into this array."""
+        if getattr(ary, "shape", None) != self.shape:
+            raise ValueError("gpuport: copy_to_device of shape %s into an array of shape %s"
+                             % (getattr(ary, "shape", None), self.shape))
+        self[...] = ary
+        return self
+
+    def is_c_contiguous(self):
+        return self.contiguous
+
     def set(self, values, stream=None):
         """Copies values (anything NumPy broadcasts to this shape) into the array, in place."""
         self[...] = values

@@ -1,5 +1,6 @@
 """Devices, the current device (`with gp.Device("cuda:1"):`), streams and events."""
 import atexit
+import contextlib
 import ctypes
 import threading
 
@@ -131,6 +132,12 @@ class Stream:
         """Waits for the stream's work; other Python threads run meanwhile."""
         _check(_lib.gp_stream_synchronize(self._h))
 
+    @contextlib.contextmanager
+    def auto_synchronize(self):
+        """Numba's: `with stream.auto_synchronize():` synchronizes the stream at the block's end."""
+        yield self
+        self.synchronize()
+
     def wait(self, event):
         """Work queued on this stream from now on waits for event (of any device)."""
         _check(_lib.gp_stream_wait_event(self._h, event._h))
@@ -142,7 +149,7 @@ class Stream:
 
 
 def _stream(s):
-    return s._h if s is not None else None
+    return s._h if s is not None and not (type(s) is int and s == 0) else None  # 0: Numba's default stream
 
 
 class Event:
@@ -164,6 +171,8 @@ class Event:
         ms = ctypes.c_double()
         _check(_lib.gp_event_elapsed_ms(self._h, end._h, ctypes.byref(ms)))
         return ms.value
+
+    elapsed_time = elapsed_ms  # Numba's name
 
     def __del__(self, _destroy=_lib.gp_event_destroy):
         if getattr(self, "_h", None):
