@@ -888,6 +888,8 @@ class Translation:
         if op is ast.Pow:
             return self.power(a, b, n)
         c = _ctype(t)
+        if op in (ast.FloorDiv, ast.Mod) and t.kind in "iu" and a.nn and b.const is not None and b.const > 0:
+            return V("(%s %s %s)" % (self.cast(a, t), "/" if op is ast.FloorDiv else "%", self.cast(b, t)), t, True)
         if op is ast.FloorDiv:
             if t.kind == "f":
                 return V("floor(%s / %s)" % (self.cast(a, t), self.cast(b, t)), t, a.nn and b.nn)
@@ -1215,8 +1217,8 @@ def translate_kernel(fn, types, fastmath=False):
     module.translating.append(fn)
     tr = Translation(fn, types, module, True, fn.__name__)
     if tr.dynamic is not None:
-        tr.c_params += ["GP_LOCAL_ARG(uchar, gp__dyn)", "long gp__dyn_bytes"]
-        tr.top.insert(0, "GP_LOCAL_BIND(uchar, gp__dyn);")
+        tr.c_params += ["GP_LOCAL_ARG(ulong, gp__dyn)", "long gp__dyn_bytes"]
+        tr.top.insert(0, "GP_LOCAL_BIND(ulong, gp__dyn);")
     return module.source(tr.text()), fn.__name__, tr
 
 

@@ -17,6 +17,7 @@ import datetime
 import hashlib
 import io
 import json
+import linecache
 import os
 import platform
 import sys
@@ -54,6 +55,8 @@ def _run_cell(source, namespace, count, outputs):
     """Runs one cell as Jupyter does: the last expression's value is shown. False on an error."""
     text = io.StringIO()
     try:
+        name = "<cell %d>" % count
+        linecache.cache[name] = (len(source), None, source.splitlines(True), name)  # for inspect, as IPython does
         tree = ast.parse(source)
         last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
         with contextlib.redirect_stdout(text), contextlib.redirect_stderr(text):
