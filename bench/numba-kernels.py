@@ -176,17 +176,19 @@ BITS = """
 """
 
 
-def timed(launch, reps, start, end, sync):
-    """Device milliseconds of each launch; the first is dropped."""
-    times = []
+def timed(launches, reps, start, end, sync):
+    """Device milliseconds of each launch, (median, min) for each of launches, taken in turn run by
+    run so that a shared machine's drift falls on each alike; the first run is dropped."""
+    times = [[] for _ in launches]
     for r in range(reps + 1):
-        start.record()
-        launch()
-        end.record()
-        sync()
-        if r:
-            times.append(start.elapsed_time(end))
-    return statistics.median(times), min(times)
+        for launch, t in zip(launches, times):
+            start.record()
+            launch()
+            end.record()
+            sync()
+            if r:
+                t.append(start.elapsed_time(end))
+    return [(statistics.median(t), min(t)) for t in times]
 
 
 def workloads(dev, quick):
@@ -241,25 +243,22 @@ def run_device(dev, reps, quick, numba_cuda):
             k = ours[name]
             out = dargs[nout]
 
-            def reset():
-                if name.startswith("max"):
-                    out[...] = -np.inf
-            reset()
-            t_py = timed(lambda: k[blocks, threads](*dargs), reps, start, end, dev.synchronize)
-            check(name, out.get(), expect, *host[:2] if name.startswith("matmul") else ())
-            reset()
             hk = prog.kernel(name)
             gsize = tuple(b * t for b, t in zip(blocks, threads))
-            t_c = timed(lambda: hk(*dargs, n, global_size=gsize, local_size=threads), reps, start, end,
-                        dev.synchronize)
-            check(name, out.get(), expect, *host[:2] if name.startswith("matmul") else ())
+            run_py = lambda: k[blocks, threads](*dargs)  # noqa: E731
+            run_c = lambda: hk(*dargs, n, global_size=gsize, local_size=threads)  # noqa: E731
+            t_py, t_c = timed([run_py, run_c], reps, start, end, dev.synchronize)
+            for run in (run_py, run_c):  # each checked on its own
+                out[...] = -np.inf if name.startswith("max") else 0
+                run()
+                check(name, out.get(), expect, *host[:2] if name.startswith("matmul") else ())
         t_nb = None
         if numba_cuda is not None:
             nk = numba_cuda[0][name]
             nc = numba_cuda[1]
             nargs = [nc.to_device(a) for a in host]
             s, e = nc.event(), nc.event()
-            t_nb = timed(lambda: nk[blocks, threads](*nargs), reps, s, e, nc.synchronize)
+            t_nb, = timed([lambda: nk[blocks, threads](*nargs)], reps, s, e, nc.synchronize)
             check(name, nargs[nout].copy_to_host(), expect, *host[:2] if name.startswith("matmul") else ())
         rows.append((name, n, t_py, t_c, t_nb))
     return rows

@@ -196,8 +196,8 @@ _BITS = """#if GP_BACKEND_OPENCL
                                              (unsigned long long)(v)))
 #endif"""
 _FAST_MACROS = "#if GP_BACKEND_OPENCL\n%s\n#else\n%s\n#endif" % (
-    "\n".join("#define gp__fast_%s(...) native_%s(__VA_ARGS__)" % (k, v) for k, v in sorted(set(_FAST.items()))),
-    "\n".join("#define gp__fast_%s(...) %s(__VA_ARGS__)" % (v, _CUDA_FAST[v]) for v in sorted(set(_FAST.values()))))
+    "\n".join("#define gp__fast_%s native_%s" % (v, v) for v in sorted(set(_FAST.values()))),
+    "\n".join("#define gp__fast_%s %s" % (v, _CUDA_FAST[v]) for v in sorted(set(_FAST.values()))))
 
 
 def _helper_floordiv(c):
@@ -256,10 +256,12 @@ def _helper_atomic(op, t, space):
     if op == "add" and (t.kind == "f" or wide):  # CUDA and HIP add floats and 64-bit integers themselves
         cast = "(unsigned long long *)p, (unsigned long long)v" if t.kind != "f" else "p, v"
         native = "#if !GP_BACKEND_OPENCL\n    return (%s)atomicAdd(%s);\n#else\n" % (c, cast)
+    # leave at once when nothing would change: for max and min, most calls
+    skip = {"max": "!(v > x)", "min": "!(v < x)"}.get(op, "%s == seen" % (to_bits % "y"))
     body = ("{\n%s    %s q = (%s)p;\n    %s old = *q, seen;\n    do {\n        seen = old;\n"
-            "        %s x = %s, y = %s;\n        if (%s == seen) break;\n        old = %s(q, seen, %s);\n"
+            "        %s x = %s, y = %s;\n        if (%s) break;\n        old = %s(q, seen, %s);\n"
             "    } while (old != seen);\n    return %s;\n%s}") % (
-        native, ptr % bits, ptr % bits, bits, c, from_bits % "seen", _ATOMIC_NEW[op], to_bits % "y", word,
+        native, ptr % bits, ptr % bits, bits, c, from_bits % "seen", _ATOMIC_NEW[op], skip, word,
         to_bits % "y", from_bits % "old", "#endif\n" if native else "")
     return name, "GP_FUNC %s %s(%sp, %s v)\n%s" % (c, name, ptr % c, c, body)
 
