@@ -10,7 +10,7 @@ import threading
 
 import numpy as np
 
-from . import _jit
+from . import _jit, _jit_c
 from ._array import Array, _wrap_cuda, asarray, check_dtype, empty, off_default_stream
 from ._device import Event, Stream, _Cuda, _handle_out, device as _device, devices
 from ._ffi import CONSTANTS as _C, RECORDS as _R, check as _check, lib as _lib
@@ -96,7 +96,7 @@ def _parse_signature(sig):
         if dims:
             axes = [d.strip() for d in dims.rstrip("] ").split(",")]
             layout = "C" if axes[-1] == "::1" else "A"
-            types.append(_jit.Arr(_NAMES[name], len(axes), layout))
+            types.append(_jit_c.Arr(_NAMES[name], len(axes), layout))
         else:
             types.append(np.dtype(_NAMES[name]))
     return types
@@ -112,7 +112,7 @@ class _Compiled:
         source, name, tr = _jit.translate_kernel(dispatcher.py_func, types, dispatcher.fastmath)
         if _debug_compile():
             sys.stderr.write("gpuport: kernel %s(%s) on %s, in the kernel dialect:\n%s" % (
-                name, ", ".join(_jit.type_name(t) for t in types), dev.spec, source))
+                name, ", ".join(_jit_c.type_name(t) for t in types), dev.spec, source))
         self.source, self.dev, self.types = source, dev, types
         self.shared_bytes, self.dynamic = tr.shared_bytes, tr.dynamic is not None
         if self.shared_bytes > dev.info["local_mem_bytes"]:
@@ -122,7 +122,7 @@ class _Compiled:
         self.kernel = _handle_out(_lib.gp_kernel_create, self.program._h, name.encode())
         slots, self.plan = [], []  # plan: per argument, its kind and the slots it fills
         for t in types:
-            if isinstance(t, _jit.Arr):
+            if isinstance(t, _jit_c.Arr):
                 first = len(slots)
                 slots.append(None)
                 n = t.ndim * (2 if t.layout != "C" else 1) + (1 if t.offset else 0)
@@ -258,7 +258,7 @@ class Dispatcher:
                         % (self.__name__, self.__name__))
 
     def _compiled(self, dev, types):
-        key = (dev.spec, tuple(t.key() if isinstance(t, _jit.Arr) else t.str for t in types))
+        key = (dev.spec, tuple(t.key() if isinstance(t, _jit_c.Arr) else t.str for t in types))
         c = self._specs.get(key)
         if c is None:
             c = self._specs[key] = _Compiled(self, dev, list(types))
@@ -266,7 +266,7 @@ class Dispatcher:
 
     def inspect_source(self):
         """The dialect source of each specialisation compiled so far, by device and argument types."""
-        return {(k[0], tuple(map(_jit.type_name, c.types))): c.source for k, c in self._specs.items()}
+        return {(k[0], tuple(map(_jit_c.type_name, c.types))): c.source for k, c in self._specs.items()}
 
     def _arguments(self, args, dev, stream):
         """Each argument as (type, gpuport array or value); NumPy arrays are copied to the device
@@ -314,22 +314,22 @@ class Dispatcher:
                 raise TypeError("gpuport: argument %d of %s is a %s; kernels take arrays (NumPy, gpuport, or "
                                 "__cuda_array_interface__ on CUDA devices) and numbers"
                                 % (i, self.__name__, type(a).__name__))
-            types.append(_jit.Arr(arr.dtype, arr.ndim, "C" if arr.contiguous else "A", "global", arr._off != 0))
+            types.append(_jit_c.Arr(arr.dtype, arr.ndim, "C" if arr.contiguous else "A", "global", arr._off != 0))
             values.append(arr)
         return types, values, back, mapped
 
     def _match(self, types, values):
         """The eager signature the arguments fit, with numbers converted to its types."""
         for sig in self._sigs:
-            ok = all((isinstance(s, _jit.Arr) and isinstance(t, _jit.Arr) and s.dtype == t.dtype and
+            ok = all((isinstance(s, _jit_c.Arr) and isinstance(t, _jit_c.Arr) and s.dtype == t.dtype and
                       s.ndim == t.ndim and (s.layout == "A" or t.layout == "C")) or
-                     (not isinstance(s, _jit.Arr) and not isinstance(t, _jit.Arr)) for s, t in zip(sig, types))
+                     (not isinstance(s, _jit_c.Arr) and not isinstance(t, _jit_c.Arr)) for s, t in zip(sig, types))
             if ok:
-                return [(_jit.Arr(s.dtype, s.ndim, s.layout, "global", t.offset) if isinstance(s, _jit.Arr) else s)
+                return [(_jit_c.Arr(s.dtype, s.ndim, s.layout, "global", t.offset) if isinstance(s, _jit_c.Arr) else s)
                         for s, t in zip(sig, types)]
         raise TypeError("gpuport: no signature of %s matches the arguments (%s); it takes %s"
-                        % (self.__name__, ", ".join(map(_jit.type_name, types)),
-                           " or ".join("(%s)" % ", ".join(map(_jit.type_name, s)) for s in self._sigs)))
+                        % (self.__name__, ", ".join(map(_jit_c.type_name, types)),
+                           " or ".join("(%s)" % ", ".join(map(_jit_c.type_name, s)) for s in self._sigs)))
 
     def _launch(self, cfg, args):
         nparams = self.py_func.__code__.co_argcount
@@ -416,10 +416,10 @@ class _NumbaCuda(_Cuda):
     to_device, ...) side by side, for lessons written for either."""
 
     jit = staticmethod(jit)
-    TypingError = _jit.TypingError
-    grid, gridsize, syncthreads = _jit.grid, _jit.gridsize, _jit.syncthreads
-    threadIdx, blockIdx, blockDim, gridDim = _jit.threadIdx, _jit.blockIdx, _jit.blockDim, _jit.gridDim
-    shared, local, atomic = _jit.shared, _jit.local, _jit.atomic
+    TypingError = _jit_c.TypingError
+    grid, gridsize, syncthreads = _jit_c.grid, _jit_c.gridsize, _jit_c.syncthreads
+    threadIdx, blockIdx, blockDim, gridDim = _jit_c.threadIdx, _jit_c.blockIdx, _jit_c.blockDim, _jit_c.gridDim
+    shared, local, atomic = _jit_c.shared, _jit_c.local, _jit_c.atomic
 
     @staticmethod
     def to_device(obj, stream=0, copy=True, to=None):

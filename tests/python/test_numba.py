@@ -1,6 +1,9 @@
 """Kernels written as Numba's @cuda.jit takes them run on every device, each checked against NumPy:
 the workshop's kernels, each construct of the supported subset, and every refusal's message."""
 import math
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -515,6 +518,19 @@ def test_source_is_readable_and_cached(dev):
         sources = [s for (spec, _), s in add_kernel.inspect_source().items() if spec == dev.spec]
         assert sources and "GP_KERNEL void add_kernel(GP_GLOBAL float *x" in sources[0]
         assert "out[idx] = (x[idx] + y[idx]);" in sources[0]
+
+
+def test_second_process_compiles_nothing(dev, tmp_path):
+    script = tmp_path / "vector_add.py"
+    script.write_text("import numpy as np\nfrom gpuport import cuda\n\n\n@cuda.jit\ndef add(x, out):\n"
+                      "    i = cuda.grid(1)\n    if i < out.size:\n        out[i] = x[i] + 1\n\n\n"
+                      "out = np.zeros(10)\nadd[1, 32](np.arange(10.0), out)\nassert (out == np.arange(1, 11)).all()\n")
+    env = dict(os.environ, GPUPORT_CACHE_DIR=str(tmp_path / "cache"), GPUPORT_DEVICE=dev.spec, GPUPORT_DEBUG="compile")
+    first, second = (subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True)
+                     for _ in range(2))
+    assert first.returncode == 0 and "%s built in" % dev.spec in first.stderr, first.stderr
+    assert second.returncode == 0 and "%s loaded from cache" % dev.spec in second.stderr, second.stderr
+    assert " built in " not in second.stderr and "built for" not in second.stderr
 
 
 # ---- what is refused, and how -----------------------------------------------------------------
