@@ -10,7 +10,8 @@ import ast
 import numpy as np
 
 from ._array import CTYPES
-from ._jit_c import (Arr, ArrV, B1, I8, Module, Static, TypingError, U8, V, _OPS, _WHAT, _ctype, _promote, _source, type_name)
+from ._jit_c import (Arr, ArrV, B1, cname, _ctype, I8, Module, _OPS, _promote, _source, Static, type_name, TypingError,
+                     U8, V, _WHAT)
 from ._jit_expr import Expressions
 
 
@@ -74,19 +75,21 @@ class Translation(Expressions):
         params = []
         for name, t in zip(self.params, self.argtypes):
             if isinstance(t, Arr):
-                shape = ["%s_n%d" % (name, d) for d in range(t.ndim)]
-                strides = ["%s_s%d" % (name, d) for d in range(t.ndim)] if t.layout != "C" else None
-                self.arrays[name] = ArrV(name, t, shape, strides)
-                params.append(self._pointer_decl(t, name))
+                c = cname(name)
+                shape = ["%s_n%d" % (c, d) for d in range(t.ndim)]
+                strides = ["%s_s%d" % (c, d) for d in range(t.ndim)] if t.layout != "C" else None
+                self.arrays[name] = ArrV(c, t, shape, strides)
+                params.append(self._pointer_decl(t, c))
                 params += ["long %s" % s for s in shape + (strides or [])]
                 if t.offset:
-                    params.append("long %s_off" % name)
-                    self.top.append("%s += %s_off;" % (name, name))
+                    params.append("long %s_off" % c)
+                    self.top.append("%s += %s_off;" % (c, c))
             elif isinstance(t, np.dtype):
                 flag = t == B1 and self.kernel  # a kernel's bool arrives as a byte
-                params.append("%s %s" % ("uchar" if flag else _ctype(t), name + ("_b" if flag else "")))
+                c = cname(name)
+                params.append("%s %s" % ("uchar" if flag else _ctype(t), c + ("_b" if flag else "")))
                 if flag:
-                    self.top.append("bool %s = %s_b != 0;" % (name, name))
+                    self.top.append("bool %s = %s_b != 0;" % (c, c))
             else:
                 raise TypeError("gpuport: argument %s of %s: %r cannot be passed" % (name, self.fn.__name__, t))
         self.param_decls = params
@@ -106,9 +109,9 @@ class Translation(Expressions):
         decls = ["    %s" % d for d in self.decls]
         for v, t in sorted(self.vars.items()):
             if isinstance(t, tuple):
-                decls += ["    %s %s_%d;" % (_ctype(e), v, i) for i, e in enumerate(t)]
+                decls += ["    %s %s_%d;" % (_ctype(e), cname(v), i) for i, e in enumerate(t)]
             elif t is not None:
-                decls.append("    %s %s;" % (_ctype(t), v))
+                decls.append("    %s %s;" % (_ctype(t), cname(v)))
         sig = ", ".join(type_name(t) for t in self.argtypes)
         where = "/* %s:%d, %s(%s) */" % (self.file, self.lineno + self.line0, self.fn.__name__, sig)
         return "\n".join([where, head, "{"] + decls + ["    " + t for t in self.top] + self.out + ["}"])
@@ -190,7 +193,7 @@ class Translation(Expressions):
                     self.fail(s, "the parameter %s is a number; it cannot be assigned a tuple" % name)
                 t = self.argtypes[self.params.index(name)]
                 if v.t is not None:
-                    self.line("%s = %s;" % (name, self.cast(v, t)))
+                    self.line("%s = %s;" % (cname(name), self.cast(v, t)))
                 return
             self.set_var(name, v, s)
         elif isinstance(target, ast.Subscript):
@@ -230,7 +233,7 @@ class Translation(Expressions):
             for i, item in enumerate(v.c):
                 self.nn["%s_%d" % (name, i)] = self.nn.get("%s_%d" % (name, i), True) and item.nn
                 if t is not None:
-                    self.line("%s_%d = %s;" % (name, i, self.cast(item, t[i])))
+                    self.line("%s_%d = %s;" % (cname(name), i, self.cast(item, t[i])))
             return
         if v.t is None:
             return
@@ -239,7 +242,7 @@ class Translation(Expressions):
             self.fail(s, "%s holds a tuple elsewhere" % name)
         self.vars[name] = v.t if old is None else _promote(old, v.t)
         self.nn[name] = self.nn.get(name, True) and v.nn
-        self.line("%s = %s;" % (name, self.cast(v, self.vars[name])))
+        self.line("%s = %s;" % (cname(name), self.cast(v, self.vars[name])))
 
     def s_AugAssign(self, s):
         op = type(s.op)
@@ -389,8 +392,8 @@ def translate_kernel(fn, types, fastmath=False):
     Translation, which says about its dynamic shared memory and shared bytes)."""
     module = Module(fastmath)
     module.translating.append(fn)
-    tr = Translation(fn, types, module, True, fn.__name__)
+    tr = Translation(fn, types, module, True, cname(fn.__name__))
     if tr.dynamic is not None:
         tr.c_params += ["GP_LOCAL_ARG(ulong, gp__dyn)", "long gp__dyn_bytes"]
         tr.top.insert(0, "GP_LOCAL_BIND(ulong, gp__dyn);")
-    return module.source(tr.text()), fn.__name__, tr
+    return module.source(tr.text()), tr.name, tr

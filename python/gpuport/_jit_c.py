@@ -3,6 +3,7 @@ found by identity), the types it gives values, as Numba types them, and the C it
 the kernel: literals, the helper functions for Python's integer semantics, atomics and fast math."""
 import ast
 import inspect
+import re
 import math
 import textwrap
 
@@ -115,6 +116,26 @@ def _literal(value, t):
     return text + ("f" if t == F4 else "")
 
 
+# Names C, C++ or OpenCL C keep for themselves, or that the dialect or the math library uses: a
+# Python name among them gets "_py" in the C it becomes.
+_RESERVED = set("""auto break case char const continue default do double else enum extern float for goto if inline
+int long register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while
+bool true false class new delete this template typename namespace operator private public protected virtual friend try
+catch throw using explicit mutable export constexpr nullptr decltype static_cast dynamic_cast reinterpret_cast
+const_cast wchar_t char16_t char32_t alignas alignof asm noexcept thread_local static_assert and or not xor bitand bitor
+compl and_eq or_eq xor_eq not_eq half uchar ushort uint ulong size_t ptrdiff_t intptr_t uintptr_t kernel global local
+constant read_only write_only image2d_t image3d_t sampler_t event_t complex imaginary main min max abs mad clamp fmin
+fmax rint select mix sign dot cross length distance normalize barrier floor ceil trunc round isnan isinf isfinite
+NAN INFINITY""".split())
+_VECTOR = re.compile(r"(u?char|u?short|u?int|u?long|float|double|half|bool)(2|3|4|8|16)$")
+
+
+def cname(name):
+    """The C name of a Python name."""
+    taken = name in _RESERVED or name in _MATH_ALL or _VECTOR.match(name) or name.startswith(("gp_", "GP_", "__"))
+    return name + "_py" if taken else name
+
+
 class V:
     """A value in the generated code: its C text (a list of values for a tuple), its type, whether
     it is known not to be negative (indexing then needs no wrap-around), and its Python value
@@ -172,6 +193,7 @@ _MATH_BOOL = {"isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite"}
 _NP1 = dict(_MATH1, arcsin="asin", arccos="acos", arctan="atan", arcsinh="asinh", arccosh="acosh",
             arctanh="atanh", absolute="fabs", floor="floor", ceil="ceil", trunc="trunc")
 _NP2 = {"arctan2": "atan2", "power": "pow", "hypot": "hypot", "copysign": "copysign", "fmod": "fmod"}
+_MATH_ALL = set(_MATH1.values()) | set(_MATH2.values()) | set(_MATH1) | set(_MATH2)
 _FAST = {"sin": "sin", "cos": "cos", "exp": "exp", "log": "log", "sqrt": "sqrt", "tan": "tan", "pow": "powr",
          "log2": "log2", "log10": "log10", "exp2": "exp2"}
 _CUDA_FAST = {"sin": "__sinf", "cos": "__cosf", "exp": "__expf", "log": "__logf", "sqrt": "__fsqrt_rn",

@@ -8,7 +8,10 @@ import math
 import numpy as np
 
 from ._array import CTYPES
-from ._jit_c import (Arr, ArrV, B1, F4, F8, I4, I8, Static, V, _ATOMIC_NATIVE, _ATOMIC_TYPES, _BITS, _CMP, _FAST, _FAST_MACROS, _HELPERS, _Intrinsic, _MATH1, _MATH2, _MATH_BOOL, _MATH_INT, _NP1, _NP2, _OPS, _PYOPS, _SREG, _WHAT, _arith, _const, _ctype, _helper_atomic, _helper_floordiv, _helper_mod, _helper_powi, _literal, _paren, _promote, _simple, _widen, grid, gridsize, local, shared, syncthreads)
+from ._jit_c import (_arith, Arr, ArrV, _ATOMIC_NATIVE, _ATOMIC_TYPES, B1, _BITS, _CMP, cname, _const, _ctype, F4, F8,
+                     _FAST, _FAST_MACROS, grid, gridsize, _helper_atomic, _helper_floordiv, _helper_mod, _helper_powi,
+                     _HELPERS, I4, I8, _Intrinsic, _literal, local, _MATH1, _MATH2, _MATH_BOOL, _MATH_INT, _NP1, _NP2,
+                     _OPS, _paren, _promote, _PYOPS, shared, _simple, _SREG, Static, syncthreads, V, _WHAT, _widen)
 
 
 class Expressions:
@@ -49,7 +52,7 @@ class Expressions:
             return self.arrays[name]
         if name in self.params:
             t = self.argtypes[self.params.index(name)]
-            return V(name, t, t.kind in "ub")
+            return V(cname(name), t, t.kind in "ub")
         if name in self.assigned:
             t = self.vars.get(name)
             if t is None:
@@ -57,9 +60,9 @@ class Expressions:
                     self.fail(n, "%s is used before it is given a value" % name)
                 return V(None, None)
             if isinstance(t, tuple):
-                return V([V("%s_%d" % (name, i), e, self.nn.get("%s_%d" % (name, i), False))
+                return V([V("%s_%d" % (cname(name), i), e, self.nn.get("%s_%d" % (name, i), False))
                           for i, e in enumerate(t)], t, False)
-            return V(name, t, self.nn.get(name, False) or t.kind in "ub")
+            return V(cname(name), t, self.nn.get(name, False) or t.kind in "ub")
         if name in self.globals:
             obj = self.globals[name]
         elif name in builtins.__dict__:

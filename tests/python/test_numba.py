@@ -512,6 +512,21 @@ def test_cuda_array_interface(dev):
         np.testing.assert_array_equal(out.copy_to_host(), 2 * np.arange(64, dtype=np.float32))
 
 
+@cuda.jit
+def sin(new, half):                 # names C, C++ or OpenCL keep for themselves
+    int = cuda.grid(1)
+    if int < new.size:
+        double = half * 2
+        new[int] = double + math.sin(new[int])
+
+
+def test_python_names_that_c_reserves(dev):
+    with dev:
+        x = np.linspace(0, 1, 50)
+        sin[1, 64](x, 1.5)
+        np.testing.assert_allclose(x, 3 + np.sin(np.linspace(0, 1, 50)), rtol=1e-14)
+
+
 def test_source_is_readable_and_cached(dev):
     with dev:
         add_kernel[1, 32](np.zeros(8, np.float32), np.ones(8, np.float32), np.zeros(8, np.float32))
