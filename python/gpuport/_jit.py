@@ -71,7 +71,6 @@ class Translation(Expressions):
     def _pass(self, emit):
         self.emit, self.out, self.indent, self.arrays, self.returns = emit, [], 1, {}, []
         self.decls, self.top = [], []
-        self.loops = 0
         params = []
         for name, t in zip(self.params, self.argtypes):
             if isinstance(t, Arr):
@@ -286,9 +285,7 @@ class Translation(Expressions):
         self.indent += 1
         c = self.truth(self.expr(s.test), s)
         self.line("if (!(%s)) break;" % c)
-        self.loops += 1
         self.block(s.body)
-        self.loops -= 1
         self.indent -= 1
         self.line("}")
 
@@ -336,9 +333,7 @@ class Translation(Expressions):
         if s.target.id in self.arrays or s.target.id in self.params:
             self.fail(s, "the loop's name %s is already an array or parameter" % s.target.id)
         self.set_var(s.target.id, counter, s)
-        self.loops += 1
         self.block(s.body)
-        self.loops -= 1
         self.indent -= 1
         self.line("}")
 

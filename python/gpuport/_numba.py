@@ -186,7 +186,7 @@ class _Config:
         blocks, threads = (self._dims(c, what) for c, what in zip(config[:2], ("blocks", "threads")))
         dims = max(len(blocks), len(threads))
         self.blocks, self.threads = blocks + (1,) * (dims - len(blocks)), threads + (1,) * (dims - len(threads))
-        self.stream = config[2] if len(config) > 2 and config[2] is not None and not _is_zero(config[2]) else None
+        self.stream = _stream_arg(config[2]) if len(config) > 2 else None
         if self.stream is not None and not isinstance(self.stream, Stream):
             raise TypeError("gpuport: the launch's stream is a cuda.stream() (or 0), not %r" % (self.stream,))
         self.shared = int(config[3]) if len(config) > 3 else 0
@@ -402,6 +402,8 @@ def jit(func_or_sig=None, device=False, fastmath=False, **options):
 
 class _DefaultStream:
     """cuda.default_stream(): the device's default stream (0 where a stream is taken)."""
+
+    _h = None  # gpuport's handle of a default stream, wherever a Stream is taken
 
     def synchronize(self):
         _device().synchronize()

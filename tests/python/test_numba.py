@@ -188,6 +188,10 @@ def test_streams(dev):
         end.record(streams[0])
         end.synchronize()
         assert cuda.event_elapsed_time(start, end) >= 0
+        out = np.zeros(32, np.float32)
+        with streams[1].auto_synchronize():
+            add_kernel[1, 32, cuda.default_stream()](xs[0][:32].copy(), xs[1][:32].copy(), out)
+        np.testing.assert_array_equal(out, xs[0][:32] + xs[1][:32])
 
 
 def test_mapped_memory(dev):
