@@ -65,7 +65,7 @@ class _Pool:
     this thread holds it."""
 
     def __init__(self):
-        self.free, self.kept = {}, {}
+        self.free, self.kept, self.used = {}, {}, {}  # by device: handles by size, bytes kept, bytes in arrays
         self.lock = threading.RLock()
 
     @staticmethod
@@ -78,6 +78,7 @@ class _Pool:
             handles = self.free.get((dev.spec, size))
             if handles:
                 self.kept[dev.spec] -= size
+                self.used[dev.spec] += size
                 return handles.pop()
         h = ctypes.c_void_p()
         status = _lib.gp_buffer_create(dev._h, _C["GP_MEMORY_DEVICE"], size, ctypes.byref(h))
@@ -85,12 +86,20 @@ class _Pool:
             self.release(dev)
             status = _lib.gp_buffer_create(dev._h, _C["GP_MEMORY_DEVICE"], size, ctypes.byref(h))
         _check(status)
+        with self.lock:
+            self.used[dev.spec] = self.used.get(dev.spec, 0) + size
         return h
+
+    def forget(self, dev, nbytes):
+        """An array's memory is destroyed rather than kept."""
+        with self.lock:
+            self.used[dev.spec] -= self.size(nbytes)
 
     def give(self, dev, nbytes, handle, destroy):
         size = self.size(nbytes)
         limit = min(dev.info["global_mem_bytes"] // 4, 2 << 30)
         with self.lock:
+            self.used[dev.spec] -= size
             if self.kept.get(dev.spec, 0) + size <= limit:
                 self.free.setdefault((dev.spec, size), []).append(handle)
                 self.kept[dev.spec] = self.kept.get(dev.spec, 0) + size
@@ -114,6 +123,35 @@ def free_memory(device=None):
     """Gives the memory of arrays that are gone, which gpuport keeps for reuse, back to the
     device (every device for None)."""
     _pool.release(None if device is None else _device(device))
+
+
+class MemoryPool:
+    """CuPy's view of the memory pool, for the current device: used_bytes() in arrays,
+    total_bytes() with what is kept for reuse, free_all_blocks() gives the kept part back."""
+
+    def _spec(self):
+        return _device().spec
+
+    def used_bytes(self):
+        return _pool.used.get(self._spec(), 0)
+
+    def free_bytes(self):
+        return _pool.kept.get(self._spec(), 0)
+
+    def total_bytes(self):
+        return self.used_bytes() + self.free_bytes()
+
+    def n_free_blocks(self):
+        spec = self._spec()
+        with _pool.lock:
+            return sum(len(h) for (s, _), h in _pool.free.items() if s == spec)
+
+    def free_all_blocks(self):
+        free_memory(_device())
+
+
+def get_default_memory_pool():
+    return MemoryPool()
 
 
 def off_default_stream(*arrays):
@@ -193,6 +231,7 @@ class Array:
             if self._pool_ok:
                 _pool.give(self.device, self.nbytes, self._buf, _destroy)
             else:
+                _pool.forget(self.device, self.nbytes)
                 _destroy(self._buf)  # safe while work is queued: it finishes first
             self._buf = None
 

@@ -142,10 +142,37 @@ class Stream:
         """Work queued on this stream from now on waits for event (of any device)."""
         _check(_lib.gp_stream_wait_event(self._h, event._h))
 
+    wait_event = wait  # CuPy's name
+
+    def record(self, event=None):
+        """CuPy's: records event (a new one when None) here and returns it."""
+        return (event or Event(self.device)).record(self)
+
     def __del__(self, _destroy=_lib.gp_stream_destroy):
         if getattr(self, "_h", None):
             _destroy(self._h)  # safe while work is queued: it finishes first
             self._h = None
+
+
+class _NullStream:
+    """A device's default stream as an object (CuPy's Stream.null, Numba's cuda.default_stream()):
+    None, or 0, wherever a stream is taken means the same."""
+
+    _h = None
+
+    device = property(lambda self: device())
+
+    def synchronize(self):
+        device().synchronize()
+
+    def record(self, event=None):
+        return (event or Event()).record(None)
+
+    def wait_event(self, event):
+        _check(_lib.gp_stream_wait_event(None, event._h))
+
+
+Stream.null = _NullStream()
 
 
 def _stream(s):

@@ -105,8 +105,14 @@ class GpuportError(Exception):
         super().__init__("%s: %s" % (self.name, message))
 
 
+class OutOfMemoryError(GpuportError, MemoryError):
+    """The device is out of memory (GP_ERROR_OUT_OF_DEVICE_MEMORY), on every backend: CuPy's
+    cupy.cuda.memory.OutOfMemoryError, and a MemoryError as CuPy's is."""
+
+
 def check(status):
     """Raises GpuportError unless status is GP_SUCCESS (or GP_NOT_READY, a state)."""
     if status < 0:
-        raise GpuportError(status, lib.gp_last_error().decode(errors="replace"))
+        error = OutOfMemoryError if status == CONSTANTS["GP_ERROR_OUT_OF_DEVICE_MEMORY"] else GpuportError
+        raise error(status, lib.gp_last_error().decode(errors="replace"))
     return status

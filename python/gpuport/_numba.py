@@ -13,7 +13,7 @@ import numpy as np
 from . import _jit, _jit_c
 from ._array import Array, _wrap_cuda, asarray, check_dtype, empty, off_default_stream
 from ._device import Event, Stream, _Cuda, _handle_out, device as _device, devices
-from ._ffi import CONSTANTS as _C, RECORDS as _R, check as _check, lib as _lib
+from ._ffi import CONSTANTS as _C, RECORDS as _R, OutOfMemoryError, check as _check, lib as _lib
 from ._primitives import Program
 
 _VALUE = {np.dtype(t): ctypes.__dict__[c] for t, c in (
@@ -400,17 +400,8 @@ def jit(func_or_sig=None, device=False, fastmath=False, **options):
 
 # ---- the rest of Numba's cuda module ---------------------------------------------------------
 
-class _DefaultStream:
-    """cuda.default_stream(): the device's default stream (0 where a stream is taken)."""
-
-    _h = None  # gpuport's handle of a default stream, wherever a Stream is taken
-
-    def synchronize(self):
-        _device().synchronize()
-
-
 def _stream_arg(stream):
-    return None if stream is None or _is_zero(stream) or isinstance(stream, _DefaultStream) else stream
+    return None if stream is None or _is_zero(stream) or stream is Stream.null else stream
 
 
 class _NumbaCuda(_Cuda):
@@ -467,7 +458,7 @@ class _NumbaCuda(_Cuda):
 
     @staticmethod
     def default_stream():
-        return _DefaultStream()
+        return Stream.null
 
     legacy_default_stream = per_thread_default_stream = default_stream
 
@@ -506,4 +497,29 @@ class _NumbaCuda(_Cuda):
         pass
 
 
+class _Runtime:
+    """cuda.runtime: CuPy's getDeviceCount, over every gpuport device."""
+
+    @staticmethod
+    def getDeviceCount():
+        return len(devices())
+
+
+class _Memory:
+    """cuda.memory: CuPy's OutOfMemoryError, raised on every backend's out-of-memory."""
+
+    OutOfMemoryError = OutOfMemoryError
+
+
+def alloc_pinned_memory(nbytes):
+    """CuPy's cuda.alloc_pinned_memory: nbytes of page-locked host memory, for
+    np.frombuffer(memory, dtype, count)."""
+    hb = _HostBuffer(_device(), "GP_MEMORY_PINNED", nbytes)
+    memory = type("PinnedMemory", (ctypes.c_byte * int(nbytes),), {}).from_address(hb.host)
+    memory._gp = hb  # keeps the buffer for as long as the memory is used
+    return memory
+
+
+_NumbaCuda.runtime, _NumbaCuda.memory = _Runtime(), _Memory()
+_NumbaCuda.alloc_pinned_memory = staticmethod(alloc_pinned_memory)
 cuda = _NumbaCuda()

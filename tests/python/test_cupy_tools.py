@@ -1,0 +1,93 @@
+"""CuPy's tools that lessons use, on every device: cupyx.profiler.benchmark's times and report,
+the memory pool's accounting, OutOfMemoryError, pinned memory and the device count."""
+import re
+
+import numpy as np
+import pytest
+
+import gpuport as gp
+from gpuport import cuda
+from gpuport.profiler import benchmark
+
+
+def test_benchmark_times_and_report(dev):
+    with dev:
+        x = gp.arange(1 << 16, dtype=np.float32)
+        calls = []
+
+        def work(a, scale=1.0):
+            calls.append(1)
+            return gp.sin(a) * scale
+
+        r = benchmark(work, (x,), {"scale": 2.0}, n_repeat=7, n_warmup=3)
+        assert len(calls) == 10 and r.cpu_times.shape == (7,) and r.gpu_times.shape == (1, 7)
+        assert (r.cpu_times > 0).all() and (r.gpu_times > 0).all()
+        number = r"\s*[0-9.]+"
+        line = (r"work {16}:    CPU:%s us   \+/-%s \(min:%s / max:%s\) us     GPU-%d:%s us   \+/-%s \(min:%s / "
+                r"max:%s\) us" % ((number,) * 4 + (dev.id,) + (number,) * 4))
+        assert re.fullmatch(line, str(r)), str(r)
+        quick = benchmark(work, (x,), n_repeat=10 ** 6, max_duration=0.05, name="capped")
+        assert 0 < quick.cpu_times.size < 10 ** 6 and str(quick).startswith("capped")
+
+
+def test_memory_pool_accounting(dev):
+    with dev:
+        gp.free_memory()
+        pool = gp.get_default_memory_pool()
+        used = pool.used_bytes()
+        a = gp.empty(1000, np.float32)            # 4000 bytes, rounded up to 4096
+        b = gp.empty(10 ** 5, np.float64)
+        assert pool.used_bytes() == used + 4096 + 800256
+        del a
+        assert pool.used_bytes() == used + 800256 and pool.free_bytes() >= 4096 and pool.n_free_blocks() >= 1
+        assert pool.total_bytes() == pool.used_bytes() + pool.free_bytes()
+        pool.free_all_blocks()
+        assert pool.free_bytes() == 0 and pool.total_bytes() == pool.used_bytes()
+        del b
+        assert pool.used_bytes() == used
+
+
+def test_out_of_memory_error(dev):
+    with dev:
+        with pytest.raises(cuda.memory.OutOfMemoryError) as e:
+            gp.empty(dev.info["global_mem_bytes"] // 4 + 1024, np.float64)
+        assert isinstance(e.value, MemoryError) and isinstance(e.value, gp.GpuportError)
+        assert gp.OutOfMemoryError is cuda.memory.OutOfMemoryError
+
+
+def test_pinned_memory_and_device_count(dev):
+    assert cuda.runtime.getDeviceCount() == len(gp.devices())
+    with dev:
+        mem = cuda.alloc_pinned_memory(4 * 1000)
+        host = np.frombuffer(mem, np.float32, 1000)
+        host[:] = np.arange(1000)
+        d = gp.asarray(host)
+        host[:] = 0
+        d.get(out=host)
+        np.testing.assert_array_equal(host, np.arange(1000, dtype=np.float32))
+
+
+@cuda.jit
+def _twice(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = 2 * x[i]
+
+
+def test_streams_and_events_as_cupy_writes_them(dev):
+    with dev:
+        n = 1 << 20
+        s1, s2 = cuda.Stream(), cuda.Stream()
+        x = gp.arange(n, dtype=np.float32)
+        y, z = gp.empty_like(x), gp.empty_like(x)
+        _twice[n // 256, 256, s1](x, y)
+        done = s1.record()                  # a new event, recorded on s1
+        s2.wait_event(done)                 # s2's next work waits for it
+        _twice[n // 256, 256, s2](y, z)
+        s2.synchronize()
+        np.testing.assert_array_equal(z.get(), 4 * np.arange(n, dtype=np.float32))
+        e = cuda.Event()
+        assert cuda.Stream.null.record(e) is e
+        cuda.Stream.null.wait_event(done)
+        cuda.Stream.null.synchronize()
+        assert cuda.get_elapsed_time(done, done) == 0
