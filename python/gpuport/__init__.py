@@ -18,7 +18,7 @@ import builtins as _builtins
 
 import numpy as _np
 
-from . import _ffi, linalg, profiler, random
+from . import _ffi, linalg, profiler, random, testing
 from . import _methods  # noqa: F401  (Array's methods that compute)
 from ._array import (Array, array, asarray, ascontiguousarray, asnumpy, astype, empty, empty_like, free_memory, full,
                      full_like, get_default_memory_pool, ones, ones_like, zeros, zeros_like)
@@ -29,6 +29,7 @@ from ._elementwise import _NAMES as _UFUNCS
 from ._elementwise import (abs, acos, acosh, asin, asinh, atan, atan2, atanh, bitwise_invert,  # noqa: F401
                            bitwise_left_shift, bitwise_not, bitwise_right_shift, divide, mod, pow)
 from ._ffi import CONSTANTS as _C, RECORDS as _R, GpuportError, OutOfMemoryError, check as _check, lib as _lib
+from ._join import concatenate, get_array_module, hstack, stack, vstack
 from ._products import dot, inner, matmul, outer, vdot
 from ._ranges import arange, eye, identity, linspace
 from ._primitives import (ElementwiseKernel, Kernel, Program, ReductionKernel, cummax, cummin, cumsum, local,
@@ -122,7 +123,8 @@ def array_equal(a, b):
     return a.shape == b.shape and _builtins.bool(equal(a, b).all())  # noqa: F821
 
 
-__all__ = ["GpuportError", "OutOfMemoryError", "get_default_memory_pool", "profiler", "Device", "Stream", "Event", "Array", "Program", "Kernel", "ElementwiseKernel",
+__all__ = ["GpuportError", "OutOfMemoryError", "get_default_memory_pool", "profiler", "testing", "concatenate",
+           "stack", "vstack", "hstack", "get_array_module", "Device", "Stream", "Event", "Array", "Program", "Kernel", "ElementwiseKernel",
            "ReductionKernel", "devices", "device", "get_device", "cuda", "local", "random", "linalg", "version",
            "cache_info", "free_memory", "array", "asarray", "asnumpy", "ascontiguousarray", "empty", "zeros", "ones",
            "full",

@@ -91,3 +91,32 @@ def test_streams_and_events_as_cupy_writes_them(dev):
         cuda.Stream.null.wait_event(done)
         cuda.Stream.null.synchronize()
         assert cuda.get_elapsed_time(done, done) == 0
+
+
+def test_concatenate_stack_and_testing(dev):
+    with dev:
+        rng = np.random.default_rng(5)
+        a, b = rng.random((3, 4)), rng.random((2, 4)).astype(np.float32)
+        c = rng.integers(0, 9, (3, 5)).astype(np.int32)
+        ga, gb, gc = (gp.asarray(v) for v in (a, b, c))
+        for got, want in ((gp.concatenate([ga, gb]), np.concatenate([a, b])),
+                          (gp.concatenate([ga, gc], axis=1), np.concatenate([a, c], axis=1)),
+                          (gp.concatenate([ga, gb], axis=None), np.concatenate([a, b], axis=None)),
+                          (gp.concatenate([ga, b], axis=-2), np.concatenate([a, b], axis=-2)),
+                          (gp.stack([ga, ga * 2], axis=1), np.stack([a, a * 2], axis=1)),
+                          (gp.vstack([ga[0], gb]), np.vstack([a[0], b])),
+                          (gp.hstack([ga, gc]), np.hstack([a, c])),
+                          (gp.hstack([ga[0], gc[1]]), np.hstack([a[0], c[1]]))):
+            assert isinstance(got, gp.Array) and got.dtype == want.dtype
+            gp.testing.assert_array_equal(got, want)
+        gp.testing.assert_allclose(gp.concatenate([ga, gb], dtype=np.float32), np.concatenate([a, b]).astype(np.float32))
+        with pytest.raises(ValueError, match="along dimension 1, the array at index 0 has size 4 and the array at "
+                                             "index 1 has size 5"):
+            gp.concatenate([ga, gc])
+        with pytest.raises(ValueError, match="zero-dimensional arrays cannot be concatenated"):
+            gp.concatenate([ga[0, 0], ga[0, 1]])
+        with pytest.raises(ValueError, match="same shape"):
+            gp.stack([ga, gb])
+        with pytest.raises(AssertionError):
+            gp.testing.assert_allclose(ga, a + 1e-3)
+        assert gp.get_array_module(ga, a) is gp and gp.get_array_module(a) is np
