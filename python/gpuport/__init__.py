@@ -30,6 +30,8 @@ from ._elementwise import (abs, acos, acosh, asin, asinh, atan, atan2, atanh, bi
                            bitwise_left_shift, bitwise_not, bitwise_right_shift, divide, mod, pow)
 from ._ffi import CONSTANTS as _C, RECORDS as _R, GpuportError, OutOfMemoryError, check as _check, lib as _lib
 from ._join import concatenate, get_array_module, hstack, stack, vstack
+from ._masks import (compress, flatnonzero, nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar,  # noqa: F401
+                     nonzero)
 from ._products import dot, inner, matmul, outer, vdot
 from ._ranges import arange, eye, identity, linspace
 from ._primitives import (ElementwiseKernel, Kernel, Program, ReductionKernel, cummax, cummin, cumsum, local,
@@ -124,7 +126,8 @@ def array_equal(a, b):
 
 
 __all__ = ["GpuportError", "OutOfMemoryError", "get_default_memory_pool", "profiler", "testing", "concatenate",
-           "stack", "vstack", "hstack", "get_array_module", "Device", "Stream", "Event", "Array", "Program", "Kernel", "ElementwiseKernel",
+           "stack", "vstack", "hstack", "get_array_module", "compress", "flatnonzero", "nonzero", "nanmax", "nanmean",
+           "nanmin", "nanprod", "nanstd", "nansum", "nanvar", "Device", "Stream", "Event", "Array", "Program", "Kernel", "ElementwiseKernel",
            "ReductionKernel", "devices", "device", "get_device", "cuda", "local", "random", "linalg", "version",
            "cache_info", "free_memory", "array", "asarray", "asnumpy", "ascontiguousarray", "empty", "zeros", "ones",
            "full",

@@ -423,8 +423,8 @@ class Array:
         key = key if isinstance(key, tuple) else (key,)
         for k in key:
             if isinstance(k, (Array, np.ndarray, list)) or isinstance(k, (bool, np.bool_)):
-                raise IndexError("gpuport: only basic indexing (integers, slices, ..., None) is supported; index "
-                                 "arrays and boolean masks are not (use gp.where for masks)")
+                raise IndexError("gpuport: only basic indexing (integers, slices, ..., None) and one boolean mask of "
+                                 "the array's shape are supported; index arrays are not")
         real = [k for k in key if k is not None and k is not Ellipsis]
         if len(real) > self.ndim:
             raise IndexError("gpuport: too many indices for an array of %d dimensions: %d were given"
@@ -461,9 +461,6 @@ class Array:
                 off += (i + n if i < 0 else i) * self._st[dim]
                 dim += 1
         return self._view(shape, st, off)
-
-    def __getitem__(self, key):
-        return self._index(key)
 
     # Set explicitly: the operators, __eq__ among them, are attached by _methods.py, after the class
     # is made, and the class would otherwise keep object's hash.

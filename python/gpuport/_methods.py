@@ -1,12 +1,19 @@
 """Array's methods that compute: copies that convert or gather, its operators and its reductions.
 They are implemented by _elementwise, _reduction and _products, which build on Array, so they are
 attached to the class here, once those exist; _array.py keeps only what needs no kernel."""
+import numpy as np
+
 from . import _elementwise as ew
+from . import _masks as masks
 from . import _reduction as red
 from ._array import Array, check_dtype, off_default_stream
 from ._device import _stream
 from ._ffi import check as _check, lib as _lib
 from ._products import dot, matmul
+
+
+def _is_mask(key):
+    return isinstance(key, (Array, np.ndarray)) and key.dtype == np.bool_
 
 
 class _Computing:
@@ -33,8 +40,17 @@ class _Computing:
         ew.assign(self, value, stream)
         return self
 
+    def __getitem__(self, key):
+        return masks.get(self, key) if _is_mask(key) else self._index(key)
+
     def __setitem__(self, key, value):
-        ew.assign(self._index(key), value)
+        if _is_mask(key):
+            masks.put(self, key, value)
+        else:
+            ew.assign(self._index(key), value)
+
+    def nonzero(self):
+        return masks.nonzero(self)
 
     # operators (ufuncs of _elementwise)
     def __add__(self, o): return ew.add(self, o)
