@@ -394,6 +394,16 @@ GP_API gp_status gp_program_create(gp_device *device, const char *source, const 
 GP_API gp_status gp_program_destroy(gp_program *program); /**< NULL is a no-op */
 /** @} */
 
+/** Compiles CUDA C source (`extern "C" __global__` kernels, `__device__` functions, CUDA's
+ * built-ins, `__shared__` and `extern __shared__` arrays, atomics, math functions) for the
+ * device: through NVRTC as written on CUDA, hiprtc on HIP, and on OpenCL translated to the
+ * kernel dialect first (docs/cuda-c.md lists what the translation takes; the rest is
+ * GP_ERROR_BUILD_FAILED naming the line and the construct). options as for gp_program_create.
+ * Launch its kernels with gp_kernel_launch, global = grid * block and local = block; a kernel
+ * with an `extern __shared__` array takes its size as a last argument, GP_LOCAL_BYTES(bytes). */
+GP_API gp_status gp_program_create_cuda(gp_device *device, const char *source, const char *options,
+                                        gp_program **program);
+
 /** Where a program's binary came from. */
 typedef struct gp_program_info {
     int from_cache;     /**< 1 when the binary came from the kernel cache (disk or memory) */

@@ -33,6 +33,7 @@ from ._join import concatenate, get_array_module, hstack, stack, vstack
 from ._masks import (compress, flatnonzero, nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar,  # noqa: F401
                      nonzero)
 from ._products import dot, inner, matmul, outer, vdot
+from ._raw import RawKernel, RawModule
 from ._ranges import arange, eye, identity, linspace
 from ._primitives import (ElementwiseKernel, Kernel, Program, ReductionKernel, cummax, cummin, cumsum, local,
                           stencil)
@@ -125,7 +126,7 @@ def array_equal(a, b):
     return a.shape == b.shape and _builtins.bool(equal(a, b).all())  # noqa: F821
 
 
-__all__ = ["GpuportError", "OutOfMemoryError", "get_default_memory_pool", "profiler", "testing", "concatenate",
+__all__ = ["RawKernel", "RawModule", "GpuportError", "OutOfMemoryError", "get_default_memory_pool", "profiler", "testing", "concatenate",
            "stack", "vstack", "hstack", "get_array_module", "compress", "flatnonzero", "nonzero", "nanmax", "nanmean",
            "nanmin", "nanprod", "nanstd", "nansum", "nanvar", "Device", "Stream", "Event", "Array", "Program", "Kernel", "ElementwiseKernel",
            "ReductionKernel", "devices", "device", "get_device", "cuda", "local", "random", "linalg", "version",

@@ -26,6 +26,10 @@ typedef struct gp__host {
     int (*debug_on)(const char *topic);
 } gp__host;
 
+/* An argument kind core passes only to CUDA and HIP, last: bytes of dynamic shared memory for a
+ * kernel of CUDA C as written (its extern __shared__ array), not a parameter. */
+#define GP__ARG_SHARED ((gp_arg_kind)16)
+
 typedef struct gp__kernel_props {
     size_t nargs;            /* in: the count the source declares, or (size_t)-1; out: the
                                 backend's count, or (size_t)-1 when it cannot tell */

@@ -73,6 +73,7 @@ struct gp_program {
     char *source;  /* the caller's source and options: kernels read their parameters from them */
     char *options;
     atomic_int refs; /* the caller's handle plus one per kernel */
+    int cuda_c;      /* CUDA C as written (gp_program_create_cuda on CUDA or HIP) */
 };
 
 struct gp_kernel {
@@ -83,6 +84,7 @@ struct gp_kernel {
     gp__kernel_props props;
     char name[128];
     gp_kernel_param *params; /* as the source declares them; NULL where it cannot be read */
+    int shared_tail;         /* the last argument sizes the dynamic shared memory of CUDA C as written */
 };
 
 /* error.c */
@@ -127,6 +129,9 @@ void gp__stream_unref(gp_stream *stream);
  * prelude, those words as #define lines and the source into what program_build compiles. */
 gp_status gp__parse_options(char *opts, const char **out, size_t *n);
 char *gp__compose_source(const char *prelude, const char *const *opts, size_t nopts, const char *source);
+/* cudac.c: CUDA C as kernel dialect source (*out malloc'ed), or GP_ERROR_BUILD_FAILED naming the
+ * line and the construct it does not take. */
+gp_status gp__cuda_to_dialect(const char *source, char **out);
 
 /* parse.c: readers of user text; each returns 0 on text it refuses and changes no output then.
  * gp__parse_number: decimal digits at *s, at most max (larger is refused, never wrapped), *s

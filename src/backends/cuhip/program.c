@@ -362,6 +362,15 @@ static gp_status ch_fill_params(const ch_kernel *k, size_t nargs, const gp_arg *
             params[i] = (void *)a->value;
             given = a->size;
             what = "a value";
+        } else if (a->kind == GP__ARG_SHARED) { /* all of it, no parameter: CUDA C's extern __shared__ */
+            total = (total + 15) & ~(size_t)15;
+            if (total > UINT_MAX || a->size > UINT_MAX - total) {
+                gp__ch_host->set_error("kernel argument %zu: %zu bytes of shared memory is too much", i, a->size);
+                return GP_ERROR_INVALID_LAUNCH;
+            }
+            total += a->size;
+            params[i] = NULL;
+            continue;
         } else {
             /* Each local argument is a 16-byte aligned part of the dynamic shared memory. */
             total = (total + 15) & ~(size_t)15;
@@ -387,8 +396,9 @@ gp_status gp__ch_launch(void *dev, void *stream, void *kernel, unsigned dims, co
 {
     ch_kernel *k = kernel;
     (void)dims; /* core sets unused dimensions to 1 */
-    if (k->nparams != (size_t)-1 && nargs != k->nparams) {
-        gp__ch_host->set_error("the kernel takes %zu arguments, %zu were given", k->nparams, nargs);
+    size_t nparams = nargs && args[nargs - 1].kind == GP__ARG_SHARED ? nargs - 1 : nargs;
+    if (k->nparams != (size_t)-1 && nparams != k->nparams) {
+        gp__ch_host->set_error("the kernel takes %zu arguments, %zu were given", k->nparams, nparams);
         return GP_ERROR_INVALID_KERNEL_ARGS;
     }
     for (int i = 0; i < 3; i++) {

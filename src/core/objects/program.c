@@ -75,26 +75,27 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-gp_status gp_program_create(gp_device *device, const char *source, const char *options, gp_program **program)
+/* A program of source (compiled after prelude and the options), whose kernels read their
+ * parameters from declared (the source itself, or its translation to the dialect; NULL: none). */
+static gp_status create(gp_device *device, const char *prelude, const char *source, const char *declared,
+                        const char *options, gp_program **program)
 {
-    GP__CHECK_HANDLE(device, "device");
-    GP__CHECK_OUT(source, "source");
-    GP__CHECK_OUT(program, "program");
     const gp__backend *be = device->be;
-
     char *opt_copy = options ? strdup(options) : NULL;
     if (options && !opt_copy) return gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "gp_program_create: no host memory");
     const char *opts[MAX_OPTIONS];
     size_t nopts;
     gp_status st = gp__parse_options(opt_copy, opts, &nopts);
-    char *full = st == GP_SUCCESS ? gp__compose_source(be->prelude, opts, nopts, source) : NULL;
+    char *full = st == GP_SUCCESS ? gp__compose_source(prelude, opts, nopts, source) : NULL;
     gp_program *p = full ? calloc(1, sizeof *p) : NULL;
-    char *own_source = p ? strdup(source) : NULL, *own_options = own_source && options ? strdup(options) : NULL;
+    char *own_source = p && declared ? strdup(declared) : NULL;
+    char *own_options = p && (own_source || !declared) && options ? strdup(options) : NULL;
     free(opt_copy);
-    if (!own_source || (options && !own_options)) {
+    if (!p || (declared && !own_source) || (options && !own_options)) {
         free(full);
         free(p);
         free(own_source);
+        free(own_options);
         return st != GP_SUCCESS ? st : gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "gp_program_create: no host memory");
     }
 
@@ -145,6 +146,33 @@ gp_status gp_program_create(gp_device *device, const char *source, const char *o
     atomic_init(&p->refs, 1);
     *program = p;
     return GP_SUCCESS;
+}
+
+gp_status gp_program_create(gp_device *device, const char *source, const char *options, gp_program **program)
+{
+    GP__CHECK_HANDLE(device, "device");
+    GP__CHECK_OUT(source, "source");
+    GP__CHECK_OUT(program, "program");
+    return create(device, device->be->prelude, source, source, options, program);
+}
+
+/* CUDA C: as written through NVRTC and hiprtc, translated to the dialect for OpenCL. Kernels read
+ * their parameters from the translation on every backend; where only OpenCL's needs it, a
+ * source the translation does not take still builds for CUDA and HIP, without those checks. */
+gp_status gp_program_create_cuda(gp_device *device, const char *source, const char *options, gp_program **program)
+{
+    GP__CHECK_HANDLE(device, "device");
+    GP__CHECK_OUT(source, "source");
+    GP__CHECK_OUT(program, "program");
+    int opencl = strcmp(device->info.backend, "opencl") == 0;
+    char *dialect = NULL;
+    gp_status st = gp__cuda_to_dialect(source, &dialect);
+    if (st != GP_SUCCESS && (opencl || st == GP_ERROR_OUT_OF_HOST_MEMORY)) return st;
+    st = opencl ? create(device, device->be->prelude, dialect, dialect, options, program)
+                : create(device, "", source, dialect, options, program);
+    if (st == GP_SUCCESS) (*program)->cuda_c = !opencl;
+    free(dialect);
+    return st;
 }
 
 static void program_release(gp_program *p)
@@ -205,6 +233,12 @@ gp_status gp__kernel_create(gp_program *program, const char *name, size_t declar
     /* A backend that cannot count (a CUDA driver before 12.4) leaves the count to the hint,
      * unknown where there is none; the parameters are kept only where the source agrees. */
     if (k->props.nargs == (size_t)-1) k->props.nargs = hint;
+    /* CUDA C as written on CUDA or HIP: an extern __shared__ array is a last local parameter in
+     * the translation, and the launch's dynamic shared memory in the kernel itself. */
+    if (program->cuda_c && readable && n && found[n - 1].kind == GP_ARG_LOCAL && k->props.nargs == n - 1) {
+        k->props.nargs = n;
+        k->shared_tail = 1;
+    }
     if (readable && n == k->props.nargs && n <= MAX_PARAMS && (k->params = malloc((n ? n : 1) * sizeof *found)))
         memcpy(k->params, found, n * sizeof *found);
     k->be = program->be;
@@ -366,6 +400,7 @@ gp_status gp_kernel_launch(gp_stream *stream, gp_kernel *kernel, unsigned dims, 
         plugin_args[i] = args[i];
         if (args[i].kind == GP_ARG_BUFFER) plugin_args[i].buffer = (gp_buffer *)args[i].buffer->impl;
     }
+    if (kernel->shared_tail && nargs) plugin_args[nargs - 1].kind = GP__ARG_SHARED;
     if (gp__debug_on("launch"))
         gp__debug("launch", "%s on %s:%zu: groups %zux%zux%zu of %zux%zux%zu", kernel->name, kernel->dev->info.backend,
                   kernel->dev->info.backend_index, groups[0], groups[1], groups[2], loc[0], loc[1], loc[2]);
