@@ -77,6 +77,8 @@ extern const struct CMUnitTest tst_stream_tests[];
 extern const size_t tst_stream_tests_count;
 extern const struct CMUnitTest tst_kernel_tests[];
 extern const size_t tst_kernel_tests_count;
+extern const struct CMUnitTest tst_cuda_c_tests[];
+extern const size_t tst_cuda_c_tests_count;
 extern const struct CMUnitTest tst_launch_tests[];
 extern const size_t tst_launch_tests_count;
 extern const struct CMUnitTest tst_thread_tests[];

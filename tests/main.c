@@ -25,6 +25,7 @@ static const struct {
     {"copies", tst_copy_tests, &tst_copy_tests_count},
     {"streams", tst_stream_tests, &tst_stream_tests_count},
     {"programs", tst_kernel_tests, &tst_kernel_tests_count},
+    {"cuda-c", tst_cuda_c_tests, &tst_cuda_c_tests_count},
     {"launches", tst_launch_tests, &tst_launch_tests_count},
     {"threads", tst_thread_tests, &tst_thread_tests_count},
     {"bad-input", tst_bad_input_tests, &tst_bad_input_tests_count},

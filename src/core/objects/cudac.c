@@ -663,12 +663,16 @@ static gp_status function(cc *c, size_t i, size_t paren, size_t *next)
         dyn[0] = fixed[0] = 0;
     }
     puts_at(c, kernel ? "GP_KERNEL" : "GP_FUNC", t[i].line);
-    for (size_t k = i; k < paren - 1; k++) /* the return type: qualifiers dropped */
-        if (!is(&t[k], "__global__") && !is(&t[k], "__device__") && !is(&t[k], "static") && !is(&t[k], "inline") &&
-            !is(&t[k], "extern") && t[k].kind != T_STR) {
-            gp_status st = tokens(c, k, k + 1);
-            if (st != GP_SUCCESS) return st;
+    for (size_t k = i; k < paren - 1;) { /* the return type: qualifiers dropped */
+        if (is(&t[k], "__global__") || is(&t[k], "__device__") || is(&t[k], "static") || is(&t[k], "inline") ||
+            is(&t[k], "extern") || t[k].kind == T_STR) {
+            k++;
+            continue;
         }
+        gp_status st = tokens(c, k, k + 1);
+        if (st != GP_SUCCESS) return st;
+        k = c->i;
+    }
     put(c, t[paren - 1].p, t[paren - 1].n, t[paren - 1].line);
     gp_status st = params(c, paren, close);
     if (st != GP_SUCCESS) return st;
