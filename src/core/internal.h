@@ -132,6 +132,8 @@ char *gp__compose_source(const char *prelude, const char *const *opts, size_t no
 /* cudac.c: CUDA C as kernel dialect source (*out malloc'ed), or GP_ERROR_BUILD_FAILED naming the
  * line and the construct it does not take. */
 gp_status gp__cuda_to_dialect(const char *source, char **out);
+/* A copy of CUDA C source with its includes of CUDA's own headers blanked (NULL: no memory). */
+char *gp__cuda_without_includes(const char *source);
 
 /* parse.c: readers of user text; each returns 0 on text it refuses and changes no output then.
  * gp__parse_number: decimal digits at *s, at most max (larger is refused, never wrapped), *s

@@ -710,6 +710,32 @@ static gp_status function(cc *c, size_t i, size_t paren, size_t *next)
     return st;
 }
 
+/* The headers CUDA C includes that the translation drops: NVRTC and hiprtc declare what they
+ * hold themselves, and find no CUDA include folder of their own. */
+static const char *const known_headers[] = {"<cuda_runtime.h>", "<cuda.h>", "<math.h>", "<stdint.h>",
+                                            "\"cuda_runtime.h\"", "<cstdint>", "<cmath>"};
+
+static int known_include(const char *p, size_t n)
+{
+    for (size_t k = 0; k < sizeof known_headers / sizeof known_headers[0]; k++)
+        for (size_t at = 0; at + strlen(known_headers[k]) <= n; at++)
+            if (memcmp(p + at, known_headers[k], strlen(known_headers[k])) == 0) return 1;
+    return 0;
+}
+
+char *gp__cuda_without_includes(const char *source)
+{
+    char *out = strdup(source);
+    for (char *line = out; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        char *p = line, *end = strchr(line, '\n');
+        size_t n = end ? (size_t)(end - line) : strlen(line);
+        while (*p == ' ' || *p == '\t') p++;
+        if (*p == '#' && strncmp(p + 1 + strspn(p + 1, " \t"), "include", 7) == 0 && known_include(line, n))
+            memset(line, ' ', n); /* the line stays, so that messages keep the caller's numbers */
+    }
+    return out;
+}
+
 static gp_status translate(cc *c)
 {
     const tok *t = c->t;
@@ -722,13 +748,8 @@ static gp_status translate(cc *c)
             const char *p = t[i].p + 1;
             while (*p == ' ' || *p == '\t') p++;
             if (strncmp(p, "include", 7) == 0) {
-                static const char *const ok[] = {"<cuda_runtime.h>", "<cuda.h>", "<math.h>", "<stdint.h>",
-                                                 "\"cuda_runtime.h\"", "<cstdint>", "<cmath>"};
-                int fine = 0;
-                for (size_t k = 0; k < sizeof ok / sizeof ok[0]; k++)
-                    for (size_t at = 0; at + strlen(ok[k]) <= t[i].n; at++)
-                        fine |= memcmp(t[i].p + at, ok[k], strlen(ok[k])) == 0;
-                if (!fine) return refuse(c, t[i].line, "#include of a header other than CUDA's own and <math.h>");
+                if (!known_include(t[i].p, t[i].n))
+                    return refuse(c, t[i].line, "#include of a header other than CUDA's own and <math.h>");
             } else {
                 st = tokens(c, i, i + 1);
                 if (st != GP_SUCCESS) return st;

@@ -168,10 +168,16 @@ gp_status gp_program_create_cuda(gp_device *device, const char *source, const ch
     char *dialect = NULL;
     gp_status st = gp__cuda_to_dialect(source, &dialect);
     if (st != GP_SUCCESS && (opencl || st == GP_ERROR_OUT_OF_HOST_MEMORY)) return st;
+    char *written = opencl ? NULL : gp__cuda_without_includes(source);
+    if (!opencl && !written) {
+        free(dialect);
+        return gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "gp_program_create_cuda: no host memory");
+    }
     st = opencl ? create(device, device->be->prelude, dialect, dialect, options, program)
-                : create(device, "", source, dialect, options, program);
+                : create(device, "", written, dialect, options, program);
     if (st == GP_SUCCESS) (*program)->cuda_c = !opencl;
     free(dialect);
+    free(written);
     return st;
 }
 
