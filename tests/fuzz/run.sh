@@ -19,7 +19,7 @@ run_one() {
     fi
 }
 status=0
-set -- device_spec options settings cache_entry user_code kernel_source
+set -- device_spec options settings cache_entry user_code kernel_source cuda_c
 while [ $# -gt 0 ]; do
     run_one "$1" & a=$!
     b=""
