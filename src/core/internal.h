@@ -129,7 +129,7 @@ void gp__stream_unref(gp_stream *stream);
  * prelude, those words as #define lines and the source into what program_build compiles. */
 gp_status gp__parse_options(char *opts, const char **out, size_t *n);
 char *gp__compose_source(const char *prelude, const char *const *opts, size_t nopts, const char *source);
-/* cudac.c: CUDA C as kernel dialect source (*out malloc'ed), or GP_ERROR_BUILD_FAILED naming the
+/* cuda_c.c: CUDA C as kernel dialect source (*out malloc'ed), or GP_ERROR_BUILD_FAILED naming the
  * line and the construct it does not take. */
 gp_status gp__cuda_to_dialect(const char *source, char **out);
 /* A copy of CUDA C source with its includes of CUDA's own headers blanked (NULL: no memory). */

@@ -1,7 +1,7 @@
 /* The CUDA C translation's words: the source read as tokens, tokens written out on their own
  * lines, CUDA's type names and the names that map one to one, what is refused, and the helpers
- * atomics need. cudac.c is the parser that uses them. */
-#include "cudac.h"
+ * atomics need. cuda_c.c is the parser that uses them. */
+#include "cuda_tokens.h"
 
 #include <ctype.h>
 #include <stdarg.h>

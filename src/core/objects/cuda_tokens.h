@@ -1,7 +1,7 @@
-/* What the two halves of the CUDA C translation share (cudac_text.c reads tokens and writes
- * them, cudac.c parses): the tokens, the names a function declares, the translation's state. */
-#ifndef GPUPORT_CUDAC_H
-#define GPUPORT_CUDAC_H
+/* What the two halves of the CUDA C translation share (cuda_tokens.c reads tokens and writes
+ * them, cuda_c.c parses): the tokens, the names a function declares, the translation's state. */
+#ifndef GPUPORT_CUDA_TOKENS_H
+#define GPUPORT_CUDA_TOKENS_H
 
 #include "internal.h"
 
@@ -45,7 +45,7 @@ static inline int is(const tok *t, const char *s)
     return t->kind != T_EOF && strlen(s) == t->n && memcmp(t->p, s, t->n) == 0;
 }
 
-/* cudac_text.c */
+/* cuda_tokens.c */
 gp_status gp__cc_refuse(cc *c, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 gp_status gp__cc_tokenize(cc *c, const char *s);
 void gp__cc_put(cc *c, const char *s, size_t n, int line);

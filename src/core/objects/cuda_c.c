@@ -1,10 +1,10 @@
 /* CUDA C translated to the kernel dialect, for OpenCL devices (gp_program_create_cuda). A small
- * parser of the subset lessons use: the source is read as tokens (cudac_text.c), each function's
+ * parser of the subset lessons use: the source is read as tokens (cuda_tokens.c), each function's
  * declarations give every name its type and address space, and the tokens are written out with
  * CUDA's names put into the dialect's or OpenCL C's. What it does not take is refused with the
  * line and the construct, never passed on. Output keeps each token on its input line, so that the
  * OpenCL compiler's messages name the caller's lines. docs/cuda-c.md lists the subset. */
-#include "cudac.h"
+#include "cuda_tokens.h"
 
 #include <stdio.h>
 #include <stdlib.h>
