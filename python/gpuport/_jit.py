@@ -250,7 +250,7 @@ class Translation(Expressions):
                 self.fail(s, "%s names an array: update its elements, %s[...] %s= ..." % (
                     s.target.id, s.target.id, _OPS.get(op, "?")))
             cur = self.expr(ast.Name(s.target.id, ast.Load(), lineno=s.lineno, col_offset=0))
-            self.set_var(s.target.id, self.binop(op, cur, self.scalar(self.expr(s.value), s), s), s)
+            self.assign(s.target, self.binop(op, cur, self.scalar(self.expr(s.value), s), s), s)
         elif isinstance(s.target, ast.Subscript):
             a = self.expr(s.target.value)
             if not isinstance(a, ArrV):

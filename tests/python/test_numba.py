@@ -285,15 +285,10 @@ def test_float_math(dev):
             np.testing.assert_allclose(out[k], e, rtol=1e-12, atol=1e-12, err_msg="row %d" % k)
 
 
-@cuda.jit
-def control_flow(x, out):
-    i, j, k = cuda.grid(3)
-    n = x.shape[0]
-    if i >= n or j >= x.shape[1] or k >= x.shape[2]:
-        return
-    v = x[i, j, k]
+@cuda.jit(device=True)
+def collatz_steps(v):
     steps = 0
-    while v != 1 and steps < 1000:      # Collatz
+    while v != 1 and steps < 1000:
         if v % 2 == 0:
             v //= 2
         elif v > 10 ** 6:
@@ -301,6 +296,16 @@ def control_flow(x, out):
         else:
             v = 3 * v + 1
         steps += 1
+    return steps
+
+
+@cuda.jit
+def control_flow(x, out):
+    i, j, k = cuda.grid(3)
+    n = x.shape[0]
+    if i >= n or j >= x.shape[1] or k >= x.shape[2]:
+        return
+    steps = collatz_steps(x[i, j, k])
     total = 0
     for t in range(10, 0, -3):
         if t == 4:
@@ -312,17 +317,7 @@ def control_flow(x, out):
 
 
 def test_control_flow(dev):
-    def collatz(v):
-        steps = 0
-        while v != 1 and steps < 1000:
-            if v % 2 == 0:
-                v //= 2
-            elif v > 10 ** 6:
-                break
-            else:
-                v = 3 * v + 1
-            steps += 1
-        return steps
+    collatz = collatz_steps.py_func  # the same function, run by Python itself: the reference
     with dev:
         x = _rng().integers(1, 5000, (5, 6, 7)).astype(np.int64)
         out = np.zeros_like(x)
