@@ -29,6 +29,7 @@ from ._elementwise import _NAMES as _UFUNCS
 from ._elementwise import (abs, acos, acosh, asin, asinh, atan, atan2, atanh, bitwise_invert,  # noqa: F401
                            bitwise_left_shift, bitwise_not, bitwise_right_shift, divide, mod, pow)
 from ._ffi import CONSTANTS as _C, RECORDS as _R, GpuportError, OutOfMemoryError, check as _check, lib as _lib
+from ._counting import histogram
 from ._join import concatenate, get_array_module, hstack, stack, vstack
 from ._masks import (compress, flatnonzero, nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar,  # noqa: F401
                      nonzero)
@@ -127,7 +128,7 @@ def array_equal(a, b):
 
 
 __all__ = ["RawKernel", "RawModule", "GpuportError", "OutOfMemoryError", "get_default_memory_pool", "profiler", "testing", "concatenate",
-           "stack", "vstack", "hstack", "get_array_module", "compress", "flatnonzero", "nonzero", "nanmax", "nanmean",
+           "stack", "vstack", "hstack", "get_array_module", "histogram", "compress", "flatnonzero", "nonzero", "nanmax", "nanmean",
            "nanmin", "nanprod", "nanstd", "nansum", "nanvar", "Device", "Stream", "Event", "Array", "Program", "Kernel", "ElementwiseKernel",
            "ReductionKernel", "devices", "device", "get_device", "cuda", "local", "random", "linalg", "version",
            "cache_info", "free_memory", "array", "asarray", "asnumpy", "ascontiguousarray", "empty", "zeros", "ones",

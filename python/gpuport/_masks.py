@@ -1,6 +1,6 @@
-"""Boolean masks (x[mask], x[mask] = v), nonzero, flatnonzero, compress, and NumPy's nan-skipping
-reductions, on the device: a mask's positions come from an exclusive scan of it, and one kernel
-moves the chosen elements."""
+"""Boolean masks (x[mask], x[mask] = v), integer-array indices (x[idx], x[idx] = v), nonzero,
+flatnonzero, compress, and NumPy's nan-skipping reductions, on the device: a mask's positions come
+from an exclusive scan of it, and one kernel moves the chosen elements."""
 import numpy as np
 
 from . import _elementwise as ew
@@ -20,6 +20,23 @@ GP_KERNEL void scatter(GP_GLOBAL T *x, GP_GLOBAL const uchar *m, GP_GLOBAL const
 {
     GP_FOR(i, n) if (m[i]) x[i] = v[pos[i]];
 }
+
+/* Rows of x (row elements each) at idx (wrapped as NumPy wraps negative ones), and back. */
+GP_KERNEL void take(GP_GLOBAL const T *x, GP_GLOBAL const long *idx, GP_GLOBAL T *out, ulong rows, ulong row, uint n)
+{
+    GP_FOR(i, n) {
+        long r = idx[i / row];
+        out[i] = x[(ulong)(r < 0 ? r + (long)rows : r) * row + i % row];
+    }
+}
+
+GP_KERNEL void put(GP_GLOBAL T *x, GP_GLOBAL const long *idx, GP_GLOBAL const T *v, ulong rows, ulong row, uint n)
+{
+    GP_FOR(i, n) {
+        long r = idx[i / row];
+        x[(ulong)(r < 0 ? r + (long)rows : r) * row + i % row] = v[i];
+    }
+}
 """
 _programs = {}
 
@@ -28,7 +45,7 @@ def _kernels(dev, dtype):
     key = (dev.spec, dtype)
     if key not in _programs:
         p = Program(_MOVE, "-DT=%s" % CTYPES[dtype], device=dev)
-        _programs[key] = (p, p.kernel("gather"), p.kernel("scatter"))
+        _programs[key] = (p, p.kernel("gather"), p.kernel("scatter"), p.kernel("take"), p.kernel("put"))
     return _programs[key][1:]
 
 
@@ -55,7 +72,7 @@ def get(x, mask):
     out = Array(count, x.dtype, x.device)
     if count:
         src = x if x.contiguous else x.copy()
-        gather, _ = _kernels(x.device, x.dtype)
+        gather = _kernels(x.device, x.dtype)[0]
         gather(src, mask, pos, out, x.size, global_size=x.size)
     return out
 
@@ -75,8 +92,56 @@ def put(x, mask, value):
     target = x if x.contiguous and x._off == 0 else x.copy()
     v = value.astype(x.dtype).ravel()
     v = v if v.contiguous and v._off == 0 else v.copy()
-    _, scatter = _kernels(x.device, x.dtype)
+    scatter = _kernels(x.device, x.dtype)[1]
     scatter(target, mask, pos, v, x.size, global_size=x.size)
+    if target is not x:
+        ew.assign(x, target)
+
+
+def _index(x, idx):
+    """idx as int64 indices of x's first axis, checked against its length as NumPy checks them."""
+    idx = asarray(idx, device=x.device)
+    if idx.dtype.kind not in "iu":
+        raise IndexError("arrays used as indices must be of integer (or boolean) type")
+    if x.ndim == 0:
+        raise IndexError("too many indices for array: array is 0-dimensional, but 1 were indexed")
+    idx = idx.astype(np.int64)
+    idx = idx if idx.contiguous and idx._off == 0 else idx.copy()
+    if idx.size:
+        lo, hi = int(red.min(idx)), int(red.max(idx))
+        for v in (lo, hi):
+            if not -x.shape[0] <= v < x.shape[0]:
+                raise IndexError("index %d is out of bounds for axis 0 with size %d" % (v, x.shape[0]))
+    if x.size >= 1 << 32 or idx.size * (x.size // max(x.shape[0], 1)) >= 1 << 32:
+        raise IndexError("gpuport: integer-array indexing takes fewer than 2^32 elements")
+    return idx
+
+
+def take_rows(x, idx):
+    """x[idx] for an integer array idx: rows of x's first axis, of shape idx.shape + x.shape[1:]."""
+    idx = _index(x, idx)
+    row = x.size // x.shape[0] if x.shape[0] else 0
+    out = Array(idx.shape + x.shape[1:], x.dtype, x.device)
+    if out.size:
+        src = x if x.contiguous and x._off == 0 else x.copy()
+        take = _kernels(x.device, x.dtype)[2]
+        take(src, idx, out, x.shape[0], row, out.size, global_size=out.size)
+    return out
+
+
+def put_rows(x, idx, value):
+    """x[idx] = value: rows of x's first axis set from value (broadcast to idx.shape + x.shape[1:])."""
+    if x._ro:
+        raise ValueError("assignment destination is read-only")
+    idx = _index(x, idx)
+    row = x.size // x.shape[0] if x.shape[0] else 0
+    shape = idx.shape + x.shape[1:]
+    v = ew.assign(Array(shape, x.dtype, x.device), value)
+    if not v.size:
+        return
+    target = x if x.contiguous and x._off == 0 else x.copy()
+    put = _kernels(x.device, x.dtype)[3]
+    put(target, idx, v, x.shape[0], row, v.size, global_size=v.size)
     if target is not x:
         ew.assign(x, target)
 

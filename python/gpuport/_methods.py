@@ -16,6 +16,10 @@ def _is_mask(key):
     return isinstance(key, (Array, np.ndarray)) and key.dtype == np.bool_
 
 
+def _is_indices(key):
+    return isinstance(key, (Array, np.ndarray)) and key.dtype.kind in "iu"
+
+
 class _Computing:
     def copy(self, stream=None):
         """A new C-ordered array with the same elements, on the same device."""
@@ -41,11 +45,17 @@ class _Computing:
         return self
 
     def __getitem__(self, key):
-        return masks.get(self, key) if _is_mask(key) else self._index(key)
+        key = np.asarray(key) if isinstance(key, list) else key
+        if _is_mask(key):
+            return masks.get(self, key)
+        return masks.take_rows(self, key) if _is_indices(key) else self._index(key)
 
     def __setitem__(self, key, value):
+        key = np.asarray(key) if isinstance(key, list) else key
         if _is_mask(key):
             masks.put(self, key, value)
+        elif _is_indices(key):
+            masks.put_rows(self, key, value)
         else:
             ew.assign(self._index(key), value)
 

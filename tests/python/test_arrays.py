@@ -197,7 +197,7 @@ def test_slice_assignment(dev):
 def test_indexing_errors(dev):
     g = gp.zeros((3, 4), np.float32, device=dev)
     for key, err in [(3, IndexError), ((0, -5), IndexError), ((0, 0, 0), IndexError), ((..., ...), IndexError),
-                     (gp.zeros(3, np.int32, device=dev), IndexError), (np.array([True, False, True]), IndexError),
+                     (gp.full(3, 5, np.int32, device=dev), IndexError), (np.array([True, False, True]), IndexError),
                      (1.5, IndexError)]:
         with pytest.raises(err):
             g[key]

@@ -66,3 +66,41 @@ def test_nan_reductions(dev):
             np.testing.assert_allclose(gp.asnumpy(gp.nanstd(x, axis=1, ddof=1, keepdims=True)),
                                        np.nanstd(h, axis=1, ddof=1, keepdims=True), rtol=1e-12)
         gp.testing.assert_array_equal(gp.nansum(gp.arange(5)), 10)
+
+
+def test_integer_array_indices(dev):
+    with dev:
+        h = np.arange(60.0).reshape(12, 5)
+        x = gp.asarray(h)
+        idx = np.array([3, -1, 0, 3, 11])
+        gp.testing.assert_array_equal(x[gp.asarray(idx)], h[idx])
+        gp.testing.assert_array_equal(x[[1, 2]], h[[1, 2]])
+        gp.testing.assert_array_equal(x.T[np.array([[0, 4], [2, 2]])], h.T[np.array([[0, 4], [2, 2]])])
+        gp.testing.assert_array_equal(gp.asarray(h.ravel())[gp.arange(0, 60, 7)], h.ravel()[::7])
+        x[np.array([0, -2])] = -1.0
+        h[np.array([0, -2])] = -1.0
+        x[[5]] = gp.arange(5.0)
+        h[[5]] = np.arange(5.0)
+        gp.testing.assert_array_equal(x, h)
+        with pytest.raises(IndexError, match="index 12 is out of bounds for axis 0 with size 12"):
+            x[[0, 12]]
+        with pytest.raises(IndexError, match="integer"):
+            x[np.array([0.5])]
+
+
+def test_histogram(dev):
+    with dev:
+        rng = np.random.default_rng(4)
+        for h in (rng.standard_normal(10 ** 5).astype(np.float32), rng.standard_normal(10 ** 5),
+                  rng.integers(-50, 50, 10 ** 5)):
+            for kwargs in ({}, {"bins": 37}, {"bins": 8, "range": (-1.5, 1.5)}, {"bins": [-3, -1, 0, 0.5, 2, 9]}):
+                got, edges = gp.histogram(gp.asarray(h), **kwargs)
+                want, want_edges = np.histogram(h, **kwargs)
+                gp.testing.assert_array_equal(got, want)
+                gp.testing.assert_array_equal(edges, want_edges)
+        edge_values = np.array([0.0, 0.1, 0.2, 0.30000000000000004, 1.0, 0.7, 1.0000001], np.float64)
+        gp.testing.assert_array_equal(gp.histogram(gp.asarray(edge_values), 10, (0, 1))[0],
+                                      np.histogram(edge_values, 10, (0, 1))[0])
+        r = rng.random(1000)
+        gp.testing.assert_allclose(gp.histogram(gp.asarray(r), 5, density=True)[0],
+                                   np.histogram(r, 5, density=True)[0], rtol=1e-12)
