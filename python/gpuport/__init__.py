@@ -36,8 +36,8 @@ from ._masks import (compress, flatnonzero, nanmax, nanmean, nanmin, nanprod, na
 from ._products import dot, inner, matmul, outer, vdot
 from ._raw import RawKernel, RawModule
 from ._ranges import arange, eye, identity, linspace
-from ._primitives import (ElementwiseKernel, Kernel, Program, ReductionKernel, cummax, cummin, cumsum, local,
-                          stencil)
+from ._cupy_kernels import ElementwiseKernel, ReductionKernel
+from ._primitives import Kernel, Program, cummax, cummin, cumsum, local, stencil
 from ._reduction import (all, any, argmax, argmin, count_nonzero, max, mean, min, prod, std, sum,  # noqa: A004
                          var)
 from . import _elementwise as _ew

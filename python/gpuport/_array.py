@@ -8,7 +8,7 @@ import threading
 
 import numpy as np
 
-from ._device import _handle_out, _stream, device as _device
+from ._device import _handle_out, _stream, device as _device, streams_current as _streams_current
 from ._ffi import CONSTANTS as _C, RECORDS as _R, check as _check, lib as _lib
 
 # The element types an array may hold, with their names in the kernel dialect.
@@ -204,9 +204,8 @@ class Array:
     """Elements of one dtype on one device: a view (shape, strides and offset, in elements) of a
     gpuport buffer, as a NumPy array is of its memory. Slicing, .T, reshape of a contiguous array
     and ravel make views that share the buffer; operators broadcast as NumPy's do and run as
-    kernels on the device. get() (or numpy.asarray(array)) copies it to a NumPy array."""
-
-    __array_ufunc__ = None  # numpy_array + gpuport_array runs here (__radd__), not in NumPy
+    kernels on the device. get() (or gp.asnumpy(array)) copies it to a NumPy array; NumPy's
+    functions and ufuncs given one run gpuport's (_protocols.py)."""
 
     def __init__(self, shape, dtype=np.float32, device=None, _buffer=None, _base=None, _strides=None, _offset=0):
         self.dtype = check_dtype(dtype)
@@ -225,10 +224,10 @@ class Array:
         self._ro = False  # read-only: True, or "broadcast" for a view whose elements alias
         self._buf = _buffer if _buffer is not None else _pool.take(self.device, self.nbytes)
 
-    def __del__(self, _destroy=_lib.gp_buffer_destroy, _pool=_pool):
+    def __del__(self, _destroy=_lib.gp_buffer_destroy, _pool=_pool, _current=_streams_current):
         # Bound at definition: when Python exits, module globals may already be gone.
         if getattr(self, "_owned", False) and getattr(self, "_buf", None):
-            if self._pool_ok:
+            if self._pool_ok and not _current[0]:
                 _pool.give(self.device, self.nbytes, self._buf, _destroy)
             else:
                 _pool.forget(self.device, self.nbytes)
@@ -290,10 +289,6 @@ class Array:
         """Copies values (anything NumPy broadcasts to this shape) into the array, in place."""
         self[...] = values
         return self
-
-    def __array__(self, dtype=None, copy=None):
-        a = self.get()
-        return a if dtype is None else a.astype(dtype)
 
     def item(self):
         if self.size != 1:

@@ -49,10 +49,13 @@ def histogram(a, bins=10, range=None, density=False, weights=None):
     if x.size >= 1 << 32:
         raise ValueError("gpuport.histogram: takes arrays of fewer than 2^32 elements")
     uniform = np.ndim(bins) == 0
-    if uniform and range is None:
-        range = (float(red.min(x)), float(red.max(x))) if x.size else (0.0, 1.0)
-    sample = np.zeros(1, x.dtype) if range is None else np.asarray(range, dtype=x.dtype)[:1]
-    edges = np.histogram_bin_edges(sample, bins, range)  # NumPy's edges, of NumPy's dtype
+    # NumPy's edges of NumPy's dtype, made from what NumPy makes them of: the range as given, or
+    # the array's own min and max (scalars of its dtype, which NumPy 2 computes the edges in)
+    if range is None and uniform and x.size:
+        sample = np.array([red.min(x).item(), red.max(x).item()], x.dtype)
+    else:
+        sample = np.zeros(1, x.dtype) if range is None else np.asarray(range, dtype=x.dtype)[:1]
+    edges = np.histogram_bin_edges(sample, bins, range)
     nbins = edges.size - 1
     key = (x.device.spec, x.dtype, edges.dtype)
     if key not in _programs:

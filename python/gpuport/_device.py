@@ -83,6 +83,12 @@ class Device:
 class _Local(threading.local):
     def __init__(self):
         self.stack = []
+        self.streams = []  # CuPy's current stream: `with stream:` and stream.use()
+
+
+# How many threads have a stream of their own current: while any has, freed arrays' memory is
+# not reused (their work on that stream may still be queued; see _array.off_default_stream).
+streams_current = [0]
 
 
 _local = _Local()
@@ -124,7 +130,8 @@ class Stream:
     """An in-order queue of work on a device. None, wherever a stream is taken, is the device's
     default stream."""
 
-    def __init__(self, dev=None):
+    def __init__(self, dev=None, non_blocking=False, ptds=False):
+        """non_blocking and ptds are CuPy's, taken and not needed: every stream here is one of its own."""
         self.device = device(dev)
         self._h = _handle_out(_lib.gp_stream_create, self.device._h)
 
@@ -148,17 +155,32 @@ class Stream:
         """CuPy's: records event (a new one when None) here and returns it."""
         return (event or Event(self.device)).record(self)
 
+    def use(self):
+        """CuPy's: makes this the thread's current stream, which work given no stream runs on."""
+        _set_streams([self] if self._h is not None else [])
+        return self
+
+    def __enter__(self):
+        _set_streams(_local.streams + [self])
+        return self
+
+    def __exit__(self, *exc):
+        _set_streams(_local.streams[:-1])
+
     def __del__(self, _destroy=_lib.gp_stream_destroy):
         if getattr(self, "_h", None):
             _destroy(self._h)  # safe while work is queued: it finishes first
             self._h = None
 
 
-class _NullStream:
+class _NullStream(Stream):
     """A device's default stream as an object (CuPy's Stream.null, Numba's cuda.default_stream()):
     None, or 0, wherever a stream is taken means the same."""
 
     _h = None
+
+    def __init__(self):
+        pass
 
     device = property(lambda self: device())
 
@@ -175,8 +197,22 @@ class _NullStream:
 Stream.null = _NullStream()
 
 
+def _set_streams(streams):
+    own = lambda ss: any(x._h is not None for x in ss)  # noqa: E731
+    streams_current[0] += own(streams) - own(_local.streams)
+    _local.streams = streams
+
+
 def _stream(s):
-    return s._h if s is not None and not (type(s) is int and s == 0) else None  # 0: Numba's default stream
+    """The handle of stream s: None (or Numba's 0) is the current stream, the default one unless
+    `with stream:` or stream.use() made another current."""
+    if s is None or (type(s) is int and s == 0):
+        return _local.streams[-1]._h if _local.streams else None
+    return s._h
+
+
+def get_current_stream():
+    return _local.streams[-1] if _local.streams else Stream.null
 
 
 class Event:
@@ -224,6 +260,10 @@ class _Cuda:
     @staticmethod
     def get_elapsed_time(start, end):
         return start.elapsed_ms(end)
+
+    @staticmethod
+    def get_current_stream():
+        return get_current_stream()
 
 
 cuda = _Cuda()

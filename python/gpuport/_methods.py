@@ -5,6 +5,7 @@ import numpy as np
 
 from . import _elementwise as ew
 from . import _masks as masks
+from . import _protocols
 from . import _reduction as red
 from ._array import Array, check_dtype, off_default_stream
 from ._device import _stream
@@ -134,3 +135,6 @@ class _Computing:
 for _name, _method in vars(_Computing).items():
     if _name not in ("__module__", "__qualname__", "__dict__", "__weakref__", "__doc__"):
         setattr(Array, _name, _method)
+Array.__array_ufunc__ = _protocols.array_ufunc
+Array.__array_function__ = _protocols.array_function
+Array.__array__ = _protocols.no_implicit_copy

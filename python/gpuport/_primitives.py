@@ -1,5 +1,4 @@
-"""gpuport's own primitives beyond NumPy's names (scans, stencils, maps and reductions of your own)
-and kernels of your own in the dialect (Program, Kernel), each over the C API it names."""
+"""gpuport's own primitives beyond NumPy's names (scans, stencils) and kernels of your own in the dialect (Program, Kernel), each over the C API it names."""
 import ctypes
 
 import numpy as np
@@ -31,99 +30,8 @@ def _view(a):
     return _R["gp_view"](a._buf, a._off) if a is not None else _R["gp_view"](None, 0)
 
 
-def _scalar_arg(value, dtype):
-    s = _R["gp_scalar"]()
-    kind = np.dtype(dtype).kind
-    if kind == "f":
-        s.f = float(value)
-    elif kind == "i":
-        s.i = int(value)
-    else:
-        s.u = int(value)
-    return s
-
-
 def _larger(x, y):
     return x if x > y else y
-
-
-class ElementwiseKernel:
-    """A map of your own: expression in the kernel dialect over x, y, z (nin of them), the scalar
-    a and the index i ("a * x + sin(y)"), or statements assigning r; compiled once for the device.
-    Call it with the input arrays (of one size); a= gives the scalar, out= an array to write."""
-
-    def __init__(self, expression, nin=1, dtype=np.float32, in_dtypes=None, device=None):
-        self.device = _device(device)
-        self.dtype = np.dtype(dtype)
-        in_dtypes = [self.dtype] * nin if in_dtypes is None else [np.dtype(t) for t in in_dtypes]
-        self.in_dtypes, self.nin = in_dtypes, len(in_dtypes)
-        types = (ctypes.c_int * _larger(self.nin, 1))(*[_gp_type(t, "ElementwiseKernel") for t in in_dtypes])
-        self._h = _handle_out(_lib.gp_map_kernel_create, self.device._h, _gp_type(self.dtype, "ElementwiseKernel"),
-                              self.nin, types, expression.encode())
-
-    def __call__(self, *inputs, a=None, out=None, stream=None):
-        if len(inputs) != self.nin:
-            raise TypeError("gpuport: the kernel takes %d input arrays, %d given" % (self.nin, len(inputs)))
-        inputs = [_contig(x, "ElementwiseKernel") for x in inputs]
-        for x, t in zip(inputs, self.in_dtypes):
-            if x.dtype != t:
-                raise TypeError("gpuport: the kernel takes %s inputs, not %s" % (t, x.dtype))
-        n = inputs[0].size if inputs else (out.size if out is not None else 0)
-        shape = inputs[0].shape if inputs else out.shape
-        if out is not None:
-            check_out(out, self.dtype, "ElementwiseKernel")
-        out = Array(shape, self.dtype, self.device) if out is None else out
-        if out.dtype != self.dtype or out.size != n or not out.contiguous:
-            raise ValueError("gpuport: out must be a contiguous %s array of %d elements" % (self.dtype, n))
-        if stream is not None:
-            off_default_stream(out, *inputs)
-        views = (_R["gp_view"] * _larger(self.nin, 1))(*[_view(x) for x in inputs])
-        s = _scalar_arg(a, self.dtype) if a is not None else None
-        _check(_lib.gp_map_kernel_run(_stream(stream), self._h, n, _view(out), views,
-                                      ctypes.byref(s) if s is not None else None))
-        return out
-
-    def __del__(self, _destroy=_lib.gp_map_kernel_destroy):
-        if getattr(self, "_h", None):
-            _destroy(self._h)
-            self._h = None
-
-
-class ReductionKernel:
-    """A reduction of your own over one to three inputs: map_expression over x, y, z gives an
-    accumulator, combine_expression joins accumulators a and b (associative and commutative),
-    identity starts it: ReductionKernel("x * y", "a + b", "0", [np.float32] * 2) is a dot product.
-    Calling it returns the result as a NumPy scalar."""
-
-    def __init__(self, map_expression, combine_expression, identity, in_dtypes, acc_dtype=None, device=None):
-        self.device = _device(device)
-        in_dtypes = [np.dtype(t) for t in in_dtypes]
-        self.acc_dtype = np.dtype(acc_dtype) if acc_dtype is not None else in_dtypes[0]
-        self.nin = len(in_dtypes)
-        types = (ctypes.c_int * self.nin)(*[_gp_type(t, "ReductionKernel") for t in in_dtypes])
-        self._h = _handle_out(_lib.gp_reduce_kernel_create, self.device._h, self.nin, types,
-                              _gp_type(self.acc_dtype, "ReductionKernel"), map_expression.encode(),
-                              combine_expression.encode(), str(identity).encode())
-
-    def __call__(self, *inputs, stream=None):
-        if len(inputs) != self.nin:
-            raise TypeError("gpuport: the kernel takes %d input arrays, %d given" % (self.nin, len(inputs)))
-        inputs = [_contig(x, "ReductionKernel") for x in inputs]
-        for x in inputs[1:]:
-            if x.size != inputs[0].size:
-                raise ValueError("gpuport: the inputs have %d and %d elements" % (inputs[0].size, x.size))
-        if stream is not None:
-            off_default_stream(*inputs)
-        views = (_R["gp_view"] * self.nin)(*[_view(x) for x in inputs])
-        result = np.zeros(1, self.acc_dtype)
-        _check(_lib.gp_reduce_kernel_run_to_host(_stream(stream), self._h, inputs[0].size, views,
-                                                 result.ctypes.data))
-        return result[0]
-
-    def __del__(self, _destroy=_lib.gp_reduce_kernel_destroy):
-        if getattr(self, "_h", None):
-            _destroy(self._h)
-            self._h = None
 
 
 def _scan(op, x, exclusive, out, stream):

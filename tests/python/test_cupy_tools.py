@@ -1,6 +1,10 @@
 """CuPy's tools that lessons use, on every device: cupyx.profiler.benchmark's times and report,
 the memory pool's accounting, OutOfMemoryError, pinned memory and the device count."""
+import csv
+import os
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -91,6 +95,38 @@ def test_streams_and_events_as_cupy_writes_them(dev):
         cuda.Stream.null.wait_event(done)
         cuda.Stream.null.synchronize()
         assert cuda.get_elapsed_time(done, done) == 0
+
+
+_CURRENT_STREAM = """
+import numpy as np, gpuport as gp
+with gp.device(%r):
+    x = gp.arange(1000, dtype=np.float32)
+    s = gp.cuda.Stream(non_blocking=True)
+    y = x * 2                                         # the default stream
+    with s:
+        assert gp.cuda.get_current_stream() is s
+        z = x * 3                                     # s
+        with gp.cuda.Stream.null:
+            v = x - 1                                 # the default stream again
+        k = gp.ElementwiseKernel("T x", "T y", "y = x + 5", "add5")
+        u = k(x)                                      # s
+    assert gp.cuda.get_current_stream() is gp.cuda.Stream.null
+    s.use()
+    w = x + 1                                         # s
+    gp.cuda.Stream.null.use()
+    s.synchronize()
+    assert [a.get()[1] for a in (y, z, v, u, w)] == [2, 3, 0, 6, 2]
+"""
+
+
+def test_current_stream(dev, tmp_path):
+    """Work given no stream runs on the current one; GPUPORT_TRACE names each kernel's stream."""
+    trace = tmp_path / "trace.csv"
+    run = subprocess.run([sys.executable, "-c", _CURRENT_STREAM % dev.spec], capture_output=True, text=True,
+                         env=dict(os.environ, GPUPORT_TRACE=str(trace)))
+    assert run.returncode == 0, run.stderr
+    rows = sorted((r for r in csv.DictReader(open(trace)) if r["command"] == "kernel"), key=lambda r: int(r["seq"]))
+    assert [r["stream"] != "0" for r in rows] == [False, False, True, False, True, True]  # arange first
 
 
 def test_concatenate_stack_and_testing(dev):

@@ -8,18 +8,87 @@ import pytest
 import gpuport as gp
 
 
-def test_elementwise_and_reduction_kernels(dev):
-    x, y = np.linspace(-1, 1, 1001, dtype=np.float32), np.linspace(2, 3, 1001, dtype=np.float32)
+def test_elementwise_kernel_cupy_forms(dev):
+    rng = np.random.default_rng(1)
+    x, y = rng.standard_normal(1001).astype(np.float32), rng.standard_normal(1001).astype(np.float32)
     gx, gy = gp.asarray(x, device=dev), gp.asarray(y, device=dev)
-    k = gp.ElementwiseKernel("a * x + y", nin=2, device=dev)
-    assert np.allclose(k(gx, gy, a=0.5).get(), 0.5 * x + y, rtol=1e-6)
-    out = gp.empty(1001, np.float32, device=dev)
-    assert k(gx, gy, a=2, out=out) is out
-    dot = gp.ReductionKernel("x * y", "a + b", "0", [np.float32, np.float32], device=dev)
-    want = np.dot(x.astype(np.float64), y.astype(np.float64))
-    assert abs(dot(gx, gy) - want) <= 1000 * np.finfo(np.float32).eps * np.abs(x * y).sum()
-    count = gp.ReductionKernel("x > 0 ? 1 : 0", "a + b", "0", [np.float32], np.uint64, device=dev)
-    assert count(gx) == (x > 0).sum()
+    sqdiff = gp.ElementwiseKernel("float32 x, float32 y", "float32 z", "z = (x - y) * (x - y)", "sqdiff")
+    assert np.array_equal(sqdiff(gx, gy).get(), (x - y) * (x - y))
+    z = gp.empty(1001, np.float32, device=dev)
+    assert sqdiff(gx, gy, z) is z and np.array_equal(z.get(), (x - y) * (x - y))
+    # placeholders bound by the arrays, a scalar, broadcasting, the index i, a preamble
+    axpy = gp.ElementwiseKernel("T a, T x, T y", "T z", "z = twice(a) * x + y + i",
+                                "axpy", preamble="__device__ float twice(float v) { return 2 * v; }")
+    m = rng.standard_normal((7, 1)).astype(np.float32)
+    got = axpy(1.5, gp.asarray(m, device=dev), gx[:13]).get()
+    want = np.float32(3) * m + x[:13] + np.arange(7 * 13, dtype=np.float32).reshape(7, 13)
+    assert got.shape == (7, 13) and np.allclose(got, want, rtol=1e-6)
+    # several outputs, int64 and bool, a strided input
+    k = gp.ElementwiseKernel("int64 n", "int64 half, bool odd", "half = n / 2; odd = n % 2 != 0", "halves")
+    n = np.arange(-20, 20, dtype=np.int64)
+    half, odd = k(gp.asarray(n, device=dev)[::2])
+    assert np.array_equal(half.get(), np.trunc(n[::2] / 2).astype(np.int64))  # C's division
+    assert odd.dtype == np.bool_ and np.array_equal(odd.get(), n[::2] % 2 != 0)
+    # a raw array read at other indices, the size given; an output read and written
+    rev = gp.ElementwiseKernel("raw T x, int32 n", "T y", "y += x[n - 1 - i]", "rev_add")
+    acc = gp.asarray(np.ones(1001, np.float32), device=dev)
+    rev(gx, 1001, acc)
+    assert np.array_equal(acc.get(), 1 + x[::-1])
+    fill = gp.ElementwiseKernel("", "raw int32 y", "y[i] = 3 * i", "fill", no_return=True)
+    out = gp.zeros(9, np.int32, device=dev)
+    assert fill(out, size=5) is None and out.get().tolist() == [0, 3, 6, 9, 12, 0, 0, 0, 0]
+
+
+def test_elementwise_kernel_refusals(dev):
+    gx = gp.arange(4, dtype=np.float32, device=dev)
+    with pytest.raises(ValueError, match="cannot read the parameter 'float32'"):
+        gp.ElementwiseKernel("float32", "float32 y", "y = 1")
+    k = gp.ElementwiseKernel("T x", "U y", "y = x")
+    with pytest.raises(TypeError, match="the type U of y is not known"):
+        k(gx)
+    k = gp.ElementwiseKernel("T x, T y", "T z", "z = x + y")
+    with pytest.raises(TypeError, match="y is int32, but T is already float32"):
+        k(gx, gp.arange(4, dtype=np.int32, device=dev))
+    with pytest.raises(TypeError, match="takes 2 inputs"):
+        k(gx)
+    with pytest.raises(ValueError, match="the output z has shape"):
+        k(gx, gx, gp.empty(3, np.float32, device=dev))
+    with pytest.raises(gp.GpuportError, match="CUDA C|error"):
+        gp.ElementwiseKernel("T x", "T y", "y = x +* 2")(gx)
+
+
+def _rows_reference(a, axis):
+    return np.sqrt((a.astype(np.float64) ** 2).sum(axis=axis))
+
+
+@pytest.mark.parametrize("shape, axis", [((1 << 20,), None), ((3, 4), 1), ((3, 4), 0), ((5000, 300), 0),
+                                         ((300, 5000), 1), ((6, 7, 8), (0, 2)), ((6, 7, 8), 1), ((0, 3), 0)])
+def test_reduction_kernel_axes(dev, shape, axis):
+    a = np.random.default_rng(2).standard_normal(shape).astype(np.float32)
+    l2 = gp.ReductionKernel("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm")
+    got = l2(gp.asarray(a, device=dev), axis=axis)
+    want = _rows_reference(a, axis)
+    assert got.shape == np.shape(want) and got.dtype == np.float32
+    assert np.allclose(got.get(), want, rtol=1e-4)
+    kept = l2(gp.asarray(a, device=dev), axis=axis, keepdims=True)
+    assert kept.shape == np.sqrt((a ** 2).sum(axis=axis, keepdims=True)).shape
+
+
+def test_reduction_kernel_types_and_inputs(dev):
+    x = np.random.default_rng(3).standard_normal(100003).astype(np.float32)
+    y = np.random.default_rng(4).standard_normal(100003).astype(np.float32)
+    dot = gp.ReductionKernel("T x, T y", "float64 z", "x * y", "a + b", "z = a", "0", "dot", reduce_type="double")
+    assert abs(dot(gp.asarray(x, device=dev), gp.asarray(y, device=dev)).item()
+               - np.dot(x.astype(np.float64), y.astype(np.float64))) < 1e-9 * np.abs(x * y).sum()
+    count = gp.ReductionKernel("float32 x", "int64 n", "x > 0 ? 1 : 0", "a + b", "n = a", "0", "positives")
+    assert count(gp.asarray(x, device=dev)).item() == (x > 0).sum()
+    # a maximum with its own identity, over the rows of a broadcast pair
+    big = gp.ReductionKernel("T x, T y", "T m", "x - y", "max(a, b)", "m = a", "-1e30", "maxdiff")
+    col = x[:50].reshape(50, 1)
+    got = big(gp.asarray(col, device=dev), gp.asarray(y[:7], device=dev), axis=1)
+    assert np.array_equal(got.get(), (col - y[:7]).max(axis=1))
+    with pytest.raises(ValueError, match="give the identity"):
+        gp.ReductionKernel("T x", "T y", "x", "a + b", "y = a", None)
 
 
 def test_program_kernels_and_parameters(dev):

@@ -39,7 +39,9 @@ def test_round_trip_and_arrays(dev, n, dtype):
     h = data(n, dtype, 1)
     a = gp.asarray(h, device=dev)
     assert (a.shape, a.dtype, a.size, a.device) == ((n,), np.dtype(dtype), n, dev)
-    assert np.array_equal(a.get(), h) and np.array_equal(np.asarray(a), h)
+    assert np.array_equal(a.get(), h) and np.array_equal(gp.asnumpy(a), h)
+    with pytest.raises(TypeError, match="gp.asnumpy"):  # as CuPy: no copy from the device unseen
+        np.asarray(a)
     assert np.array_equal(a.copy().get(), h)
     assert np.array_equal(gp.full(n, 7, dtype, device=dev).get(), np.full(n, 7, dtype))
     if n == 1000:

@@ -228,7 +228,12 @@ const char *gp__cc_renamed(const tok *t)
         {"__float2int_rn", "convert_int_rte"}, {"__float2int_rz", "convert_int_rtz"},
         {"__float2uint_rn", "convert_uint_rte"}, {"__int2float_rn", "convert_float_rte"}, {"__popc", "popcount"},
         {"__popcll", "popcount"}, {"__clz", "clz"}, {"__clzll", "clz"}, {"__restrict__", "restrict"},
-        {"__restrict", "restrict"}, {"__ldg", ""}};
+        {"__restrict", "restrict"}, {"__ldg", ""},
+        /* CUDA's names that OpenCL C keeps for itself */
+        {"half", "half_cu"}, {"global", "global_cu"}, {"local", "local_cu"}, {"constant", "constant_cu"},
+        {"private", "private_cu"}, {"kernel", "kernel_cu"}, {"read_only", "read_only_cu"},
+        {"write_only", "write_only_cu"}, {"read_write", "read_write_cu"}, {"complex", "complex_cu"},
+        {"imaginary", "imaginary_cu"}, {"sampler_t", "sampler_t_cu"}, {"event_t", "event_t_cu"}};
     for (size_t k = 0; k < sizeof map / sizeof map[0]; k++)
         if (is(t, map[k][0])) return map[k][1];
     return NULL;
