@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""CUDA C kernels (the Carpentries lesson's vector add and histogram) through gpuport.RawKernel on
-each device, and through CuPy's RawKernel on CUDA devices where CuPy is installed, in one run:
-device ms from events, median (min) of the runs after a dropped first one, results checked.
+"""CuPy's kernel classes on each device, and CuPy's own on CUDA devices where CuPy is installed, in
+one run: the Carpentries lesson's CUDA C vector add and histogram through RawKernel (and the same
+kernels in the dialect, through Program), an ElementwiseKernel, a ReductionKernel over all, the
+last and the first axis, and SciPy's convolve2d. Device ms from events, median (min) of the runs
+after a dropped first one, results checked.
 
     python3 bench/raw-kernels.py [--reps 20] [--quick]
 """
@@ -11,6 +13,7 @@ import statistics
 import numpy as np
 
 import gpuport as gp
+from gpuport.scipy.signal import convolve2d
 
 VECTOR_ADD = r'''
 extern "C" __global__ void vector_add(const float * A, const float * B, float * C, const int size)
@@ -47,6 +50,57 @@ def timed(run, reps, event, elapsed):
     return statistics.median(times), min(times)
 
 
+DIALECT = r'''
+GP_KERNEL void vector_add(GP_GLOBAL const float *A, GP_GLOBAL const float *B, GP_GLOBAL float *C, const int size)
+{
+    int item = gp_global_id(0);
+    if (item < size)
+        C[item] = A[item] + B[item];
+}
+GP_KERNEL void histogram(GP_GLOBAL const int *input, GP_GLOBAL int *output)
+{
+    GP_LOCAL int temp_histogram[256];
+    int item = gp_global_id(0), t = gp_local_id(0);
+    temp_histogram[t] = 0;
+    gp_barrier();
+    gp_atomic_add(&temp_histogram[input[item]], 1);
+    gp_barrier();
+    gp_atomic_add(&output[t], temp_histogram[t]);
+}
+'''
+SQDIFF = ("float32 x, float32 y", "float32 z", "z = (x - y) * (x - y)", "sqdiff")
+L2NORM = ("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm")
+
+
+def cases(lib, n, x, y, h):
+    """(name, run, check) of each kernel through lib (gpuport or CuPy), its inputs made there."""
+    gx, gy, gz, gh, gout = lib.asarray(x), lib.asarray(y), lib.empty(n, np.float32), lib.asarray(h), \
+        lib.zeros(256, np.int32)
+    add, hist = lib.RawKernel(VECTOR_ADD, "vector_add"), lib.RawKernel(HISTOGRAM, "histogram")
+    sqdiff, l2 = lib.ElementwiseKernel(*SQDIFF), lib.ReductionKernel(*L2NORM)
+    m = gx.reshape(n // 2048, 2048)
+    side = 2048 if n >= 1 << 22 else 256
+    img, k = lib.asarray(x[:side * side].reshape(side, side)), lib.asarray(y[:49].reshape(7, 7))
+    conv = convolve2d if lib is gp else __import__("cupyx.scipy.signal").scipy.signal.convolve2d
+    out = []
+    if lib is gp:
+        p = gp.Program(DIALECT)
+        dadd, dhist = p.kernel("vector_add"), p.kernel("histogram")
+        out += [("vector_add dialect", lambda: dadd(gx, gy, gz, n, global_size=n, local_size=256), None),
+                ("histogram dialect", lambda: dhist(gh, gout, global_size=n, local_size=256), None)]
+    out += [("vector_add", lambda: add((n // 256,), (256,), (gx, gy, gz, np.int32(n))),
+             lambda: np.array_equal(lib.asnumpy(gz), x + y)),
+            ("histogram", lambda: hist((n // 256,), (256,), (gh, gout)), None),
+            ("Elementwise sqdiff", lambda: sqdiff(gx, gy, gz), lambda: np.array_equal(lib.asnumpy(gz), (x - y) ** 2)),
+            ("Reduction l2norm", lambda: l2(gx), lambda: np.isclose(float(l2(gx)), np.linalg.norm(x), rtol=1e-3)),
+            ("Reduction axis=1", lambda: l2(m, axis=1), lambda: np.allclose(
+                lib.asnumpy(l2(m, axis=1)), np.linalg.norm(x.reshape(-1, 2048), axis=1), rtol=1e-3)),
+            ("Reduction axis=0", lambda: l2(m, axis=0), lambda: np.allclose(
+                lib.asnumpy(l2(m, axis=0)), np.linalg.norm(x.reshape(-1, 2048), axis=0), rtol=1e-3)),
+            ("convolve2d %d^2 7x7" % side, lambda: conv(img, k, mode="same"), None)]
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=20)
@@ -60,33 +114,25 @@ def main():
     rng = np.random.default_rng(0)
     x, y = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
     h = rng.integers(0, 256, n).astype(np.int32)
-    print("gpuport %s: CUDA C kernels, n = %d; device ms, median (min) of %d runs" % (gp.version(), n, a.reps))
+    print("gpuport %s: CuPy's kernel classes, n = %d; device ms, median (min) of %d runs" % (gp.version(), n, a.reps))
+    anchor = {}
+    if cp is not None and any(d.backend == "cuda" for d in gp.devices()):
+        for name, run, check in cases(cp, n, x, y, h):
+            anchor[name] = timed(run, a.reps, cp.cuda.Event, cp.cuda.get_elapsed_time)
+            assert check is None or check(), name
     for dev in gp.devices():
         with dev:
-            gx, gy, gz, gh, gout = gp.asarray(x), gp.asarray(y), gp.empty(n, np.float32), gp.asarray(h), \
-                gp.zeros(256, np.int32)
-            add, hist = gp.RawKernel(VECTOR_ADD, "vector_add"), gp.RawKernel(HISTOGRAM, "histogram")
-            rows = [("vector_add", timed(lambda: add((n // 256,), (256,), (gx, gy, gz, n)), a.reps, gp.cuda.Event,
-                                         gp.cuda.get_elapsed_time))]
-            assert np.array_equal(gz.get(), x + y)
-            rows.append(("histogram", timed(lambda: hist((n // 256,), (256,), (gh, gout)), a.reps, gp.cuda.Event,
-                                            gp.cuda.get_elapsed_time)))
-            assert np.array_equal(gout.get(), np.bincount(h, minlength=256) * (a.reps + 1))
-        anchor = {}
-        if cp is not None and dev.backend == "cuda":
-            cx, cy, cz, ch, cout = cp.asarray(x), cp.asarray(y), cp.empty(n, np.float32), cp.asarray(h), \
-                cp.zeros(256, np.int32)
-            cadd, chist = cp.RawKernel(VECTOR_ADD, "vector_add"), cp.RawKernel(HISTOGRAM, "histogram")
-            anchor["vector_add"] = timed(lambda: cadd((n // 256,), (256,), (cx, cy, cz, np.int32(n))), a.reps,
-                                         cp.cuda.Event, cp.cuda.get_elapsed_time)
-            anchor["histogram"] = timed(lambda: chist((n // 256,), (256,), (ch, cout)), a.reps, cp.cuda.Event,
-                                        cp.cuda.get_elapsed_time)
-            assert np.array_equal(cp.asnumpy(cz), x + y)
-        for name, t in rows:
-            c = anchor.get(name)
-            print("%-10s %-11s gpuport %8.4f (%8.4f)%s" % (dev.spec, name, t[0], t[1], "   CuPy %8.4f (%8.4f)  "
-                                                            "CuPy's ms / gpuport's %.3f" % (c[0], c[1], c[0] / t[0])
-                                                            if c else ""))
+            mine = {}
+            for name, run, check in cases(gp, n, x, y, h):
+                mine[name] = t = timed(run, a.reps, gp.cuda.Event, gp.cuda.get_elapsed_time)
+                assert check is None or check(), (dev.spec, name)
+                c = anchor.get(name) if dev.backend == "cuda" else None
+                print("%-9s %-20s gpuport %8.4f (%8.4f)%s" % (
+                    dev.spec, name, t[0], t[1], "   CuPy %8.4f (%8.4f)  CuPy's ms / gpuport's %.3f"
+                    % (c[0], c[1], c[0] / t[0]) if c else ""))
+            for name in ("vector_add", "histogram"):
+                print("%-9s %-20s dialect's ms / CUDA C's %.3f" % (dev.spec, name, mine[name + " dialect"][0]
+                                                                  / mine[name][0]))
 
 
 if __name__ == "__main__":

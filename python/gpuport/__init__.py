@@ -37,6 +37,8 @@ from ._products import dot, inner, matmul, outer, vdot
 from ._raw import RawKernel, RawModule
 from ._ranges import arange, eye, identity, linspace
 from ._cupy_kernels import ElementwiseKernel, ReductionKernel
+from . import _signal
+from ._signal import convolve, correlate
 from ._primitives import Kernel, Program, cummax, cummin, cumsum, local, stencil
 from ._reduction import (all, any, argmax, argmin, count_nonzero, max, mean, min, prod, std, sum,  # noqa: A004
                          var)
@@ -54,6 +56,21 @@ dtype, ndarray = _np.dtype, Array
 iinfo, finfo, result_type, can_cast = _np.iinfo, _np.finfo, _np.result_type, _np.can_cast
 globals()["bool"] = _np.bool_  # the array API's name (this file calls the builtin as _builtins.bool)
 amin, amax = min, max
+
+
+def _namespace(name, doc, **names):
+    """A module of names that import finds (gpuport.scipy.signal, as cupyx.scipy.signal)."""
+    import sys
+    import types
+    m = types.ModuleType(name, doc)
+    m.__dict__.update(names)
+    sys.modules[name] = m
+    return m
+
+
+scipy = _namespace("gpuport.scipy", "SciPy's functions on the device, as CuPy's cupyx.scipy has them.",
+                   signal=_namespace("gpuport.scipy.signal", "SciPy's signal: convolve2d, correlate2d.",
+                                     convolve2d=_signal.convolve2d, correlate2d=_signal.correlate2d))
 
 
 def version():
@@ -127,7 +144,7 @@ def array_equal(a, b):
     return a.shape == b.shape and _builtins.bool(equal(a, b).all())  # noqa: F821
 
 
-__all__ = ["RawKernel", "RawModule", "GpuportError", "OutOfMemoryError", "get_default_memory_pool", "profiler", "testing", "concatenate",
+__all__ = ["convolve", "correlate", "scipy", "RawKernel", "RawModule", "GpuportError", "OutOfMemoryError", "get_default_memory_pool", "profiler", "testing", "concatenate",
            "stack", "vstack", "hstack", "get_array_module", "histogram", "compress", "flatnonzero", "nonzero", "nanmax", "nanmean",
            "nanmin", "nanprod", "nanstd", "nansum", "nanvar", "Device", "Stream", "Event", "Array", "Program", "Kernel", "ElementwiseKernel",
            "ReductionKernel", "devices", "device", "get_device", "cuda", "local", "random", "linalg", "version",

@@ -510,11 +510,11 @@ def _host_dtype(host, dtype):
 
 
 def asarray(obj, dtype=None, device=None, stream=None, copy=None):
-    """obj as an Array on the device (default: the current one): the array itself when it is one
-    there with that dtype; a copy on the device for an array of another device; memory of another
+    """obj as an Array on the device (default: a gpuport array's own, else the current one): the
+    array itself when it is one there with that dtype; a copy for an array of another device; memory of another
     CUDA library (__cuda_array_interface__: CuPy, Numba, PyTorch) wrapped in place on a CUDA
     device; anything else through NumPy, copied."""
-    dev = _device(device)
+    dev = obj.device if device is None and isinstance(obj, Array) else _device(device)
     if isinstance(obj, Array):
         out = obj if obj.device is dev else obj.to(dev, stream)
         out = out if dtype is None else out.astype(dtype, copy=False)

@@ -190,6 +190,8 @@ class ElementwiseKernel:
         for p, o in zip(self.out_params, outs):
             if o is not None and not isinstance(o, Array):
                 raise TypeError("gpuport.%s: the output %s must be a gpuport array" % (what, p[0]))
+        if not any(isinstance(a, Array) for a in ins):
+            dev = next((o.device for o in outs if o is not None), dev)
         types = {}
         _bind(what, self.in_params + self.out_params, ins + outs, types)
         dtypes = [_type_of(p, types, what) for p in self.in_params + self.out_params]
@@ -215,7 +217,7 @@ class ElementwiseKernel:
 
 
 def _reduction_source(name, params, dtypes, types, rtype, map_expr, reduce_expr, post_map, identity, preamble,
-                      index):
+                      index, columns):
     ins = ", ".join("const %s * __restrict__ _p_%s" % (_C_TYPES[t.name], p[0]) for p, t in zip(params[:-1], dtypes))
     loads = "".join("            const %s %s = _p_%s[i];\n" % (_C_TYPES[t.name], p[0], p[0])
                     for p, t in zip(params[:-1], dtypes))
@@ -228,22 +230,29 @@ def _reduction_source(name, params, dtypes, types, rtype, map_expr, reduce_expr,
             "    for (unsigned int _h = blockDim.x / 2; _h > 0; _h >>= 1) {\n"
             "        if (threadIdx.x < _h) %s\n        __syncthreads();\n    }\n"
             % (_BLOCK, join("_s[threadIdx.x]", "_s[threadIdx.x + _h]", "_s[threadIdx.x]")))
+    def value(u):  # the u-th element ahead, mapped: four are loaded at once, then joined in order
+        return ("            _type_reduce _v%d;\n            { %s i = _columns ? (_j + %d * _step) * _rows + _m : "
+                "_m * _k + _j + %d * _step;\n%s            _v%d = (_type_reduce)(%s); }\n"
+                % (u, index, u, u, loads, u, map_expr))
+
+    loop = ("        for (; _j + 3 * _step < _k; _j += 4 * _step) {\n" + "".join(value(u) for u in range(4))
+            + "".join("            %s\n" % join("_acc", "_v%d" % u, "_acc") for u in range(4)) + "        }\n"
+            "        for (; _j < _k; _j += _step) {\n" + value(0) + "            %s\n" % join("_acc", "_v0", "_acc")
+            + "        }\n    }\n")
     out_c, out_name = _C_TYPES[dtypes[-1].name], params[-1][0]
     finish = ("        if (_parts == 1) { _type_reduce a = _s[0]; %s %s; %s; _p_%s[_m] = %s; }\n"
               "        else _partial[blockIdx.x] = _s[0];\n" % (out_c, out_name, post_map, out_name, out_name))
     # rows: _m's elements lie at _m * _k + j; columns: at j * _rows + _m, for _rows outputs side by side
-    return ("%stypedef %s _type_reduce;\n%s\n"
+    return ("#define _columns %d\n%stypedef %s _type_reduce;\n%s\n"
             "extern \"C\" __global__ void %s(%s, %s * __restrict__ _p_%s, _type_reduce * __restrict__ _partial,"
-            " %s _k, %s _parts, %s _rows, int _columns)\n{\n"
+            " %s _k, %s _parts, %s _rows)\n{\n"
             "    %s _m = blockIdx.x / _parts, _part = blockIdx.x %% _parts;\n"
             "    _type_reduce _acc = (_type_reduce)(%s);\n"
             "    if (_columns) _m = (%s)blockIdx.x / _parts * blockDim.x + threadIdx.x;\n"
             "    if (!_columns || _m < _rows) {\n"
             "        %s _j = _columns ? _part : _part * (%s)blockDim.x + threadIdx.x, _step = _columns ? _parts : "
             "_parts * (%s)blockDim.x;\n"
-            "        for (; _j < _k; _j += _step) {\n"
-            "            %s i = _columns ? _j * _rows + _m : _m * _k + _j;\n%s"
-            "            %s\n        }\n    }\n"
+            "%s"
             "    if (_columns) {\n"
             "        if (_m >= _rows) return;\n"
             "        if (_parts == 1) { _type_reduce a = _acc; %s %s; %s; _p_%s[_m] = %s; }\n"
@@ -251,7 +260,7 @@ def _reduction_source(name, params, dtypes, types, rtype, map_expr, reduce_expr,
             "        return;\n    }\n%s"
             "    if (threadIdx.x == 0) {\n%s    }\n}\n"
             "extern \"C\" __global__ void %s_parts(const _type_reduce * __restrict__ _partial, %s * __restrict__ _p_%s,"
-            " %s _parts, %s _rows, int _columns)\n{\n"
+            " %s _parts, %s _rows)\n{\n"
             "    %s _m = _columns ? (%s)blockIdx.x * blockDim.x + threadIdx.x : blockIdx.x;\n"
             "    _type_reduce _acc = (_type_reduce)(%s);\n"
             "    if (_columns) {\n"
@@ -261,8 +270,8 @@ def _reduction_source(name, params, dtypes, types, rtype, map_expr, reduce_expr,
             "        return;\n    }\n"
             "    for (%s _j = threadIdx.x; _j < _parts; _j += blockDim.x) %s\n%s"
             "    if (threadIdx.x == 0) { _type_reduce a = _s[0]; %s %s; %s; _p_%s[_m] = %s; }\n}\n"
-            % (_typedefs(types), rtype, preamble, name, ins, out_c, out_name, index, index, index, index, identity,
-               index, index, index, index, index, loads, join("_acc", "(_type_reduce)(%s)" % map_expr, "_acc"),
+            % (int(columns), _typedefs(types), rtype, preamble, name, ins, out_c, out_name, index, index, index, index, identity,
+               index, index, index, index, loop,
                out_c, out_name, post_map, out_name, out_name, tree, finish,
                name, out_c, out_name, index, index, index, index, identity, index,
                join("_acc", "_partial[_j * _rows + _m]", "_acc"), out_c, out_name, post_map, out_name, out_name,
@@ -319,18 +328,20 @@ class ReductionKernel:
         rtype = self.reduce_type if self.reduce_type in types else self.reduce_type or self.out_params[0][1]
         rtype = _C_TYPES.get(rtype, rtype) if rtype not in types else rtype
         index = _index_type(max(k * rows, 1))
-        key = (dev.spec, index, tuple(d.str for d in dtypes))
+        key = (dev.spec, index, columns, tuple(d.str for d in dtypes))
         first, parts_kernel = self._compiled.get(key, dev, _reduction_source(
             "cupy_" + self.name, self.in_params + self.out_params, dtypes, types, rtype, self.map_expr, self.reduce_expr,
-            self.post_map_expr, self.identity, self.preamble, index), ["cupy_" + self.name, "cupy_%s_parts" % self.name], self.options)
+            self.post_map_expr, self.identity, self.preamble, index, columns), ["cupy_" + self.name, "cupy_%s_parts" % self.name], self.options)
         units = max(dev.info["compute_units"], 1)
         groups = -(-rows // _BLOCK) if columns else rows  # a group per row, or per 256 columns
-        parts = max(1, min(-(-k // (_BLOCK * (1 if columns else 4))), -(-8 * units // groups), 1024))
+        # a short row gets a smaller group (at least 16 elements a work-item): fewer barriers an element
+        block = _BLOCK if columns else min(_BLOCK, max(32, 1 << (-(-k // 16) - 1).bit_length()))
+        parts = max(1, min(-(-k // (block * (1 if columns else 4))), -(-8 * units // groups), 1024))
         partial = empty(parts * rows if parts > 1 else 1, _rtype_dtype(rtype, types), dev)
-        first(*flat, result, partial, k, parts, rows, int(columns), global_size=groups * parts * _BLOCK,
-              local_size=_BLOCK, stream=stream)
+        first(*flat, result, partial, k, parts, rows, global_size=groups * parts * block, local_size=block,
+              stream=stream)
         if parts > 1:
-            parts_kernel(partial, result, parts, rows, int(columns),
+            parts_kernel(partial, result, parts, rows,
                          global_size=(-(-rows // _BLOCK) if columns else rows) * _BLOCK, local_size=_BLOCK,
                          stream=stream)
         return result

@@ -1,5 +1,6 @@
 """CuPy's RawKernel and RawModule: kernels in CUDA C, on every device (gp_program_create_cuda:
 NVRTC as written on CUDA, hiprtc on HIP, translated to the kernel dialect on OpenCL)."""
+from ._array import Array
 from ._device import _handle_out, device as _device
 from ._ffi import lib as _lib
 from ._primitives import Kernel, local
@@ -69,7 +70,8 @@ class RawKernel:
             raise ValueError("gpuport.RawKernel: grid and block have 1 to 3 dimensions")
         dims = max(len(grid), len(block))
         grid, block = grid + (1,) * (dims - len(grid)), block + (1,) * (dims - len(block))
-        dev = stream.device if stream is not None else _device()
+        dev = next((a.device for a in args if isinstance(a, Array)), None) or (
+            stream.device if stream is not None else _device())  # the arrays' device, as theirs is
         k = self._kernel(dev)
         args = list(args)
         if k.params is not None and len(k.params) == len(args) + 1 and k.params[-1]["kind"] == "local":
