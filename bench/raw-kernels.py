@@ -2,7 +2,7 @@
 """CuPy's kernel classes on each device, and CuPy's own on CUDA devices where CuPy is installed, in
 one run: the Carpentries lesson's CUDA C vector add and histogram through RawKernel (and the same
 kernels in the dialect, through Program), an ElementwiseKernel, a ReductionKernel over all, the
-last and the first axis, and SciPy's convolve2d. Device ms from events, median (min) of the runs
+last and the first axis, SciPy's convolve2d, and sort and argsort of 2^24 floats. Device ms from events, median (min) of the runs
 after a dropped first one, results checked.
 
     python3 bench/raw-kernels.py [--reps 20] [--quick]
@@ -81,6 +81,8 @@ def cases(lib, n, x, y, h):
     m = gx.reshape(n // 2048, 2048)
     side = 2048 if n >= 1 << 22 else 256
     img, k = lib.asarray(x[:side * side].reshape(side, side)), lib.asarray(y[:49].reshape(7, 7))
+    s_n = min(n, 1 << 24)
+    gs = lib.asarray(x[:s_n])
     conv = convolve2d if lib is gp else __import__("cupyx.scipy.signal").scipy.signal.convolve2d
     out = []
     if lib is gp:
@@ -97,7 +99,10 @@ def cases(lib, n, x, y, h):
                 lib.asnumpy(l2(m, axis=1)), np.linalg.norm(x.reshape(-1, 2048), axis=1), rtol=1e-3)),
             ("Reduction axis=0", lambda: l2(m, axis=0), lambda: np.allclose(
                 lib.asnumpy(l2(m, axis=0)), np.linalg.norm(x.reshape(-1, 2048), axis=0), rtol=1e-3)),
-            ("convolve2d %d^2 7x7" % side, lambda: conv(img, k, mode="same"), None)]
+            ("convolve2d %d^2 7x7" % side, lambda: conv(img, k, mode="same"), None),
+            ("sort %d f32" % s_n, lambda: lib.sort(gs), lambda: np.array_equal(lib.asnumpy(lib.sort(gs)), np.sort(x[:s_n]))),
+            ("argsort %d f32" % s_n, lambda: lib.argsort(gs), lambda: np.array_equal(
+                lib.asnumpy(lib.argsort(gs)), np.argsort(x[:s_n], kind="stable")))]
     return out
 
 

@@ -404,6 +404,15 @@ GP_API gp_status gp_program_destroy(gp_program *program); /**< NULL is a no-op *
 GP_API gp_status gp_program_create_cuda(gp_device *device, const char *source, const char *options,
                                         gp_program **program);
 
+/** The memory of a CUDA C program's file-scope `__constant__` or `__device__` variable (a scalar,
+ * or an array of a size known at compile time) as a buffer of its bytes, zero until written:
+ * write it with gp_buffer_write or any gp_ call, and launches queued after read what it holds
+ * then. The program owns the buffer (gp_buffer_destroy refuses it); it is valid while the program
+ * or one of its kernels lives. CUDA and HIP give the module's own variable; on OpenCL it is a
+ * buffer that each of the program's kernels takes as hidden last arguments. GP_ERROR_NOT_FOUND
+ * when there is no such variable. */
+GP_API gp_status gp_program_get_global(gp_program *program, const char *name, gp_buffer **buffer);
+
 /** Where a program's binary came from. */
 typedef struct gp_program_info {
     int from_cache;     /**< 1 when the binary came from the kernel cache (disk or memory) */

@@ -694,6 +694,14 @@ CUresult cuModuleGetFunction(CUfunction *fn, CUmodule m, const char *name)
     return CUDA_SUCCESS;
 }
 
+/* The fake's modules hold no variables (it runs no kernels to read them). */
+CUresult cuModuleGetGlobal(CUdeviceptr *p, size_t *bytes, CUmodule m, const char *name)
+{
+    CALL(CUDA_ERROR_NOT_FOUND);
+    (void)p, (void)bytes, (void)name;
+    return m ? CUDA_ERROR_NOT_FOUND : CUDA_ERROR_INVALID_HANDLE;
+}
+
 CUresult cuFuncGetAttribute(int *v, CUfunction_attribute attr, CUfunction fn)
 {
     CALL(CUDA_ERROR_INVALID_VALUE);

@@ -2,6 +2,7 @@
  * and that what the OpenCL translation does not take is refused with the line and the construct. */
 #include "common.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,6 +113,77 @@ static void extern_shared_2d(void **state)
     GP_OK(gp_program_destroy(p));
 }
 
+/* The Carpentries lesson's constant memory: a __constant__ array sized by a macro, read by a
+ * __device__ function; a __constant__ scalar; a __device__ counter that atomicAdd keeps between
+ * launches. The host writes them through gp_program_get_global. */
+static const char *constant_src =
+    "extern \"C\" {\n"
+    "#define BLOCKS 4\n"
+    "__constant__ float factors[BLOCKS];\n"
+    "__constant__ float offset;\n"
+    "__device__ unsigned int calls;\n"
+    "__device__ float scaled(float v) { return v * factors[blockIdx.x] + offset; }\n"
+    "__global__ void sum_and_multiply(const float *A, const float *B, float *C, const int size)\n"
+    "{\n"
+    "    int item = (blockIdx.x * blockDim.x) + threadIdx.x;\n"
+    "    if (item < size) C[item] = scaled(A[item] + B[item]);\n"
+    "    if (threadIdx.x == 0) atomicAdd(&calls, 1u);\n"
+    "}\n"
+    "}\n";
+
+static void constant_memory(void **state)
+{
+    enum { N = 1000, BLOCKS = 4 };
+    float a[N], b[N], c[N], factors[BLOCKS] = {0.5f, 2.0f, -1.0f, 3.0f}, offset = 0.25f;
+    for (int i = 0; i < N; i++) a[i] = (float)i, b[i] = (float)(N - 2 * i) / 8;
+    gp_program *p = cuda_program(constant_src);
+    gp_buffer *gf = NULL, *go = NULL, *gc = NULL, *none = NULL;
+    GP_OK(gp_program_get_global(p, "factors", &gf));
+    GP_OK(gp_program_get_global(p, "offset", &go));
+    GP_OK(gp_program_get_global(p, "calls", &gc));
+    size_t bytes[3];
+    GP_OK(gp_buffer_get_size(gf, &bytes[0]));
+    GP_OK(gp_buffer_get_size(go, &bytes[1]));
+    GP_OK(gp_buffer_get_size(gc, &bytes[2]));
+    assert_true(bytes[0] == sizeof factors && bytes[1] == sizeof offset && bytes[2] == sizeof(unsigned));
+    assert_int_equal(gp_program_get_global(p, "factor", &none), GP_ERROR_NOT_FOUND);
+    assert_non_null(strstr(gp_last_error(), "no __constant__ or __device__ variable named 'factor'"));
+    assert_int_equal(gp_buffer_destroy(gf), GP_ERROR_INVALID_ARGUMENT);
+    unsigned calls = 1;
+    GP_OK(gp_buffer_read(NULL, gc, 0, &calls, sizeof calls));
+    assert_int_equal(calls, 0); /* zero until written, as CUDA's */
+    GP_OK(gp_buffer_write(NULL, gf, 0, factors, sizeof factors));
+    GP_OK(gp_buffer_write(NULL, go, 0, &offset, sizeof offset));
+
+    gp_kernel *k = tst_kernel(p, "sum_and_multiply");
+    size_t count = 0;
+    GP_OK(gp_kernel_get_param_count(k, &count));
+    assert_int_equal(count, 4); /* the globals are no parameters of the caller's */
+    gp_buffer *ba = tst_buffer(GP_MEMORY_DEVICE, sizeof a), *bb = tst_buffer(GP_MEMORY_DEVICE, sizeof b),
+              *bc = tst_buffer(GP_MEMORY_DEVICE, sizeof c);
+    GP_OK(gp_buffer_write(NULL, ba, 0, a, sizeof a));
+    GP_OK(gp_buffer_write(NULL, bb, 0, b, sizeof b));
+    int n = N;
+    size_t block = 256, global = BLOCKS * 256;
+    gp_arg args[] = {GP_BUFFER(ba), GP_BUFFER(bb), GP_BUFFER(bc), GP_VALUE(n)};
+    GP_OK(gp_kernel_launch(NULL, k, 1, &global, &block, 4, args));
+    GP_OK(gp_kernel_launch(NULL, k, 1, &global, &block, 4, args));
+    GP_OK(gp_buffer_read(NULL, bc, 0, c, sizeof c));
+    for (int i = 0; i < N; i++) {
+        float want = (a[i] + b[i]) * factors[i / 256] + offset;
+        if (fabsf(c[i] - want) > 1e-6f * fabsf(want) + 1e-6f) fail_msg("C[%d] = %g, plain C %g", i, c[i], want);
+    }
+    GP_OK(gp_buffer_read(NULL, gc, 0, &calls, sizeof calls));
+    assert_int_equal(calls, 2 * BLOCKS);
+    GP_OK(gp_buffer_destroy(ba));
+    GP_OK(gp_buffer_destroy(bb));
+    GP_OK(gp_buffer_destroy(bc));
+    GP_OK(gp_program_destroy(p)); /* the kernel keeps the program, and its variables, alive */
+    GP_OK(gp_buffer_read(NULL, gc, 0, &calls, sizeof calls));
+    assert_int_equal(calls, 2 * BLOCKS);
+    GP_OK(gp_kernel_destroy(k));
+}
+
 /* What the translation does not take, each with its line; CUDA and HIP take some of it as
  * written (NVRTC knows templates), OpenCL never. */
 static void refused_constructs(void **state)
@@ -127,6 +199,11 @@ static void refused_constructs(void **state)
         {"#include <thrust/sort.h>\n", "line 1: #include of a header"},
         {"extern \"C\" __device__ float g(float *p) { __shared__ float s[4]; s[0] = p[0]; return s[0]; }\n",
          "line 1: __shared__ memory in a __device__ function"},
+        {"__constant__ float c[2] = {1, 2};\n", "line 1: an initialized __constant__ variable"},
+        {"\n__constant__ float m[3][3];\n", "line 2: a __constant__ array of 2 dimensions"},
+        {"__device__ int *p;\n", "line 1: a __device__ pointer"},
+        {"__global__ void f(float *x) { __constant__ float c[2]; x[0] = c[0]; }\n",
+         "line 1: __constant__ inside a function"},
     };
     if (strcmp(tst_info.backend, "opencl") != 0) skip(); /* NVRTC and hiprtc judge CUDA C as written */
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -142,6 +219,7 @@ static void refused_constructs(void **state)
 const struct CMUnitTest tst_cuda_c_tests[] = {
     cmocka_unit_test(histogram),
     cmocka_unit_test(extern_shared_2d),
+    cmocka_unit_test(constant_memory),
     cmocka_unit_test(refused_constructs),
 };
 const size_t tst_cuda_c_tests_count = sizeof tst_cuda_c_tests / sizeof tst_cuda_c_tests[0];

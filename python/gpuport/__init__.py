@@ -39,6 +39,7 @@ from ._ranges import arange, eye, identity, linspace
 from ._cupy_kernels import ElementwiseKernel, ReductionKernel
 from . import _signal
 from ._signal import convolve, correlate
+from ._sort import argsort, median, searchsorted, sort, unique
 from ._primitives import Kernel, Program, cummax, cummin, cumsum, local, stencil
 from ._reduction import (all, any, argmax, argmin, count_nonzero, max, mean, min, prod, std, sum,  # noqa: A004
                          var)
@@ -144,7 +145,7 @@ def array_equal(a, b):
     return a.shape == b.shape and _builtins.bool(equal(a, b).all())  # noqa: F821
 
 
-__all__ = ["convolve", "correlate", "scipy", "RawKernel", "RawModule", "GpuportError", "OutOfMemoryError", "get_default_memory_pool", "profiler", "testing", "concatenate",
+__all__ = ["convolve", "correlate", "sort", "argsort", "unique", "median", "searchsorted", "scipy", "RawKernel", "RawModule", "GpuportError", "OutOfMemoryError", "get_default_memory_pool", "profiler", "testing", "concatenate",
            "stack", "vstack", "hstack", "get_array_module", "histogram", "compress", "flatnonzero", "nonzero", "nanmax", "nanmean",
            "nanmin", "nanprod", "nanstd", "nansum", "nanvar", "Device", "Stream", "Event", "Array", "Program", "Kernel", "ElementwiseKernel",
            "ReductionKernel", "devices", "device", "get_device", "cuda", "local", "random", "linalg", "version",

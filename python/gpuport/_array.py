@@ -207,7 +207,8 @@ class Array:
     kernels on the device. get() (or gp.asnumpy(array)) copies it to a NumPy array; NumPy's
     functions and ufuncs given one run gpuport's (_protocols.py)."""
 
-    def __init__(self, shape, dtype=np.float32, device=None, _buffer=None, _base=None, _strides=None, _offset=0):
+    def __init__(self, shape, dtype=np.float32, memptr=None, strides=None, order="C", *, device=None,
+                 _buffer=None, _base=None, _strides=None, _offset=0):
         self.dtype = check_dtype(dtype)
         self.shape = _shape(shape)
         self.size = math.prod(self.shape)
@@ -215,6 +216,14 @@ class Array:
         if self.nbytes > MAX_BYTES:
             raise ValueError("gpuport: an array of shape %s and dtype %s would have %d bytes, more than 2^63 - 1"
                              % (self.shape, self.dtype, self.nbytes))
+        if order not in ("C", "F"):
+            raise ValueError("gpuport.ndarray: order is 'C' or 'F', not %r" % (order,))
+        if order == "F" and _strides is None:
+            _strides = c_strides(self.shape[::-1])[::-1]
+        if memptr is not None:
+            device, _buffer, _base, _strides, _offset = _over(memptr, self, strides, _strides)
+        elif strides is not None:
+            raise ValueError("gpuport.ndarray: strides= are for an array over memptr=")
         self.device = _device(device)
         self._base = _base  # what keeps the buffer alive: the array viewed, or another library's object
         self._st = tuple(_strides) if _strides is not None else c_strides(self.shape)
@@ -343,7 +352,7 @@ class Array:
         """A copy of the array on another device (of any backend), or on this one."""
         dev = _device(dev)
         src = self if self.contiguous else self.copy(stream)
-        out = Array(self.shape, self.dtype, dev)
+        out = Array(self.shape, self.dtype, device=dev)
         if self.nbytes:
             _check(_lib.gp_buffer_copy(_stream(stream), out._buf, 0, src._buf, src._off * self.itemsize,
                                        self.nbytes))
@@ -464,6 +473,14 @@ class Array:
     # ---- other libraries ---------------------------------------------------------------------
 
     @property
+    def data(self):
+        """CuPy's x.data: a MemoryPointer to the array's first element."""
+        size = ctypes.c_size_t()
+        _check(_lib.gp_buffer_get_size(self._buf, ctypes.byref(size)))
+        start = self._off * self.itemsize
+        return MemoryPointer(self._buf, start, size.value - start, self.device, self)
+
+    @property
     def __cuda_array_interface__(self):
         """The array's device memory for CuPy, Numba, PyTorch (CUDA devices only)."""
         if self.device.backend != "cuda":
@@ -474,6 +491,54 @@ class Array:
         return {"shape": self.shape, "typestr": self.dtype.str, "strides": self.strides,
                 "data": ((native.device_ptr or 0) + self._off * self.itemsize, False),
                 "version": 3, "stream": 1}  # 1: the legacy default stream, gpuport's default
+
+
+class MemoryPointer:
+    """CuPy's cuda.MemoryPointer: a place in a device's memory (x.data, RawModule.get_global),
+    over which gp.ndarray(shape, dtype, memptr) makes an array. ptr is its address, where the
+    backend has addresses (CUDA, HIP); an OpenCL buffer has none."""
+
+    def __init__(self, buf, offset, nbytes, device, owner):
+        self._buf, self._offset, self._nbytes, self.device, self._owner = buf, offset, nbytes, device, owner
+
+    def __add__(self, n):
+        n = operator.index(n)
+        if not 0 <= n <= self._nbytes:
+            raise ValueError("gpuport.MemoryPointer: %d bytes on, past the %d there are" % (n, self._nbytes))
+        return MemoryPointer(self._buf, self._offset + n, self._nbytes - n, self.device, self._owner)
+
+    @property
+    def ptr(self):
+        if self.device.backend == "opencl":
+            raise TypeError("gpuport: OpenCL buffers have no address (MemoryPointer.ptr is for CUDA and HIP "
+                            "devices); pass the array itself to kernels")
+        native = _R["gp_native_buffer"]()
+        _check(_lib.gp_buffer_get_native(self._buf, ctypes.byref(native)))
+        return (native.device_ptr or 0) + self._offset
+
+    def __int__(self):
+        return self.ptr
+
+
+def _over(memptr, a, strides, st):
+    """ndarray(shape, dtype, memptr, strides): the device, buffer, owner, element strides and
+    offset of an array over memptr's memory, checked to lie inside it."""
+    if not isinstance(memptr, MemoryPointer):
+        raise TypeError("gpuport.ndarray: memptr is a MemoryPointer (x.data, RawModule.get_global), not %s"
+                        % type(memptr).__name__)
+    size = a.itemsize
+    if memptr._offset % size or (strides is not None and any(s % size for s in strides)):
+        raise ValueError("gpuport.ndarray: memptr's offset and the strides must be multiples of the item size, %d"
+                         % size)
+    st = tuple(s // size for s in strides) if strides is not None else st or c_strides(a.shape)
+    if len(st) != len(a.shape):
+        raise ValueError("gpuport.ndarray: %d strides for %d dimensions" % (len(st), len(a.shape)))
+    lo = sum(s * (n - 1) for s, n in zip(st, a.shape) if s < 0)
+    hi = sum(s * (n - 1) for s, n in zip(st, a.shape) if s > 0)
+    if a.size and (lo * size < -memptr._offset or (hi + 1) * size > memptr._nbytes):
+        raise ValueError("gpuport.ndarray: shape %s of %s needs memory outside memptr's %d bytes"
+                         % (a.shape, a.dtype, memptr._nbytes))
+    return memptr.device, memptr._buf, memptr, st, memptr._offset // size
 
 
 def normalize_axis(axis, ndim):
@@ -497,7 +562,7 @@ class _Borrowed:
 
 def _upload(host, dev, stream=None):
     host = host if host.flags.c_contiguous else host.copy()  # (ascontiguousarray makes a 0-d array 1-d)
-    out = Array(host.shape, host.dtype, dev)
+    out = Array(host.shape, host.dtype, device=dev)
     if stream is not None:
         off_default_stream(out)
     if out.nbytes:
@@ -573,27 +638,27 @@ def _wrap_cuda(obj, cai, dtype, dev):
     native.device_ptr = cai["data"][0]
     native.bytes = math.prod(shape) * typestr.itemsize
     if native.bytes == 0:
-        return Array(shape, typestr, dev)
+        return Array(shape, typestr, device=dev)
     buf = _handle_out(_lib.gp_buffer_wrap, dev._h, ctypes.byref(native), _C["GP_BORROW"])
-    return Array(shape, typestr, dev, _buffer=buf, _base=_Borrowed(buf, obj))
+    return Array(shape, typestr, device=dev, _buffer=buf, _base=_Borrowed(buf, obj))
 
 
 def empty(shape, dtype=np.float64, device=None):
-    return Array(shape, dtype, device)
+    return Array(shape, dtype, device=device)
 
 
 def zeros(shape, dtype=np.float64, device=None):
-    return Array(shape, dtype, device).fill(0)
+    return Array(shape, dtype, device=device).fill(0)
 
 
 def ones(shape, dtype=np.float64, device=None):
-    return Array(shape, dtype, device).fill(1)
+    return Array(shape, dtype, device=device).fill(1)
 
 
 def full(shape, fill_value, dtype=None, device=None):
     if dtype is None:
         dtype = fill_value.dtype if isinstance(fill_value, Array) else np.asarray(fill_value).dtype
-    return Array(shape, dtype, device).fill(fill_value)
+    return Array(shape, dtype, device=device).fill(fill_value)
 
 
 def _like(a, dtype, shape):

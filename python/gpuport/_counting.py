@@ -5,15 +5,21 @@ import numpy as np
 
 from . import _elementwise as ew
 from . import _reduction as red
-from ._array import CTYPES, asarray
+from ._array import CTYPES, asarray, empty
 from ._primitives import Program
+from ._raw import RawKernel
+
+_C_NAMES = {"f4": "float", "f8": "double", "i4": "int", "u4": "unsigned int", "i8": "long long",
+            "u8": "unsigned long long", "i2": "short", "u2": "unsigned short", "i1": "signed char",
+            "u1": "unsigned char", "b1": "bool"}
 
 _HISTOGRAM = r"""
 GP_KERNEL void histogram(GP_GLOBAL const T *x, GP_GLOBAL const E *edges, GP_GLOBAL uint *counts, uint nbins,
-                         E first, E norm, int uniform, uint n)
+                         E first, E norm, int uniform, uint n, GP_GLOBAL long *bins)
 {
     GP_FOR(i, n) {
         E v = (E)x[i];
+        if (WEIGHTED) bins[i] = -1;
         if (!(v >= edges[0] && v <= edges[nbins])) continue; /* outside, or NaN */
         long b;
         if (uniform) {
@@ -30,8 +36,19 @@ GP_KERNEL void histogram(GP_GLOBAL const T *x, GP_GLOBAL const E *edges, GP_GLOB
             }
             b = (long)lo - 1 == (long)nbins ? (long)nbins - 1 : (long)lo - 1;
         }
-        gp_atomic_add(&counts[b], 1u);
+        if (WEIGHTED) bins[i] = b;
+        else gp_atomic_add(&counts[b], 1u);
     }
+}
+"""
+# With weights, each element's bin (or -1), then its weight added there: in double for float
+# weights and in 64-bit integers for integer ones, as NumPy's bincount sums them.
+_WEIGHTED = r"""
+extern "C" __global__ void add_weights(const long long *bins, const WEIGHT_T *w, SUM_T *sums, unsigned int n)
+{
+    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && bins[i] >= 0)
+        atomicAdd(&sums[bins[i]], (SUM_T)w[i]);
 }
 """
 _programs = {}
@@ -41,8 +58,9 @@ def histogram(a, bins=10, range=None, density=False, weights=None):
     """NumPy's histogram of a (flattened): (counts, bin edges), both on the device. bins is a
     number of equal bins or the edges themselves."""
     x = asarray(a).ravel()
-    if weights is not None:
-        raise NotImplementedError("gpuport.histogram: weights are not supported")
+    w = None if weights is None else asarray(weights, device=x.device)
+    if w is not None and (w.shape != asarray(a).shape or w.dtype.kind not in "biuf"):
+        raise ValueError("gpuport.histogram: weights must be numbers of a's shape, %s" % (asarray(a).shape,))
     if x.dtype.kind not in "iuf":
         raise TypeError("gpuport.histogram: takes integer or float arrays, not %s" % x.dtype)
     x = x if x.contiguous and x._off == 0 else x.copy()
@@ -57,19 +75,36 @@ def histogram(a, bins=10, range=None, density=False, weights=None):
         sample = np.zeros(1, x.dtype) if range is None else np.asarray(range, dtype=x.dtype)[:1]
     edges = np.histogram_bin_edges(sample, bins, range)
     nbins = edges.size - 1
-    key = (x.device.spec, x.dtype, edges.dtype)
+    key = (x.device.spec, x.dtype, edges.dtype, w is not None)
     if key not in _programs:
-        p = Program(_HISTOGRAM, "-DT=%s -DE=%s" % (CTYPES[x.dtype], CTYPES[edges.dtype]), device=x.device)
+        p = Program(_HISTOGRAM, "-DT=%s -DE=%s -DWEIGHTED=%d" % (CTYPES[x.dtype], CTYPES[edges.dtype], w is not None),
+                    device=x.device)
         _programs[key] = (p, p.kernel("histogram"))
     counts = asarray(np.zeros(nbins, np.uint32), device=x.device)
+    bins_of = empty(x.size if w is not None else 1, np.int64, x.device)
     if x.size:
         first, last = edges[0], edges[-1]
         norm = nbins / (float(last) - float(first)) if uniform and last != first else 0.0
         _programs[key][1](x, asarray(edges, device=x.device), counts, nbins, float(first), norm, int(uniform), x.size,
-                          global_size=x.size)
-    counts = counts.astype(np.int64)
+                          bins_of, global_size=x.size)
+    counts = counts.astype(np.int64) if w is None else _add_weights(bins_of, w.ravel(), nbins)
     gp_edges = asarray(edges, device=x.device)
     if density:
         widths = ew.subtract(gp_edges[1:], gp_edges[:-1])
         return ew.true_divide(counts, ew.multiply(widths, float(red.sum(counts)))), gp_edges
     return counts, gp_edges
+
+
+def _add_weights(bins, w, nbins):
+    """The weights of each bin summed (bins[i]: element i's bin, or -1), in w's dtype."""
+    floats = w.dtype.kind == "f"
+    sums = asarray(np.zeros(nbins, np.float64 if floats else np.uint64), device=w.device)  # 2's complement
+    key = (w.device.spec, w.dtype, "weights")
+    if key not in _programs:
+        source = _WEIGHTED.replace("WEIGHT_T", _C_NAMES[w.dtype.str[1:]]).replace(
+            "SUM_T", "double" if floats else "unsigned long long")
+        _programs[key] = RawKernel(source, "add_weights")
+    if w.size:
+        w = w if w.contiguous and not w._off else w.copy()
+        _programs[key]((-(-w.size // 256),), (256,), (bins, w, sums, np.uint32(w.size)))
+    return (sums if floats else sums.astype(np.int64)).astype(w.dtype)

@@ -103,9 +103,10 @@ class _Compiled:
         self._kept = {}
 
     def get(self, key, dev, source, names, options):
+        """The kernels of key; source() writes the program the first time."""
         k = self._kept.get(key)
         if k is None:
-            program = _CudaProgram(source, options, dev)
+            program = _CudaProgram(source(), options, dev)
             k = self._kept[key] = tuple(Kernel(program, n) for n in names)
         return k
 
@@ -139,7 +140,7 @@ class ElementwiseKernel:
         self.no_return, self.return_tuple = no_return, return_tuple
         self.nin, self.nout = len(self.in_params), len(self.out_params)
         self.nargs = self.nin + self.nout
-        self._compiled = _Compiled()
+        self._compiled, self._plans = _Compiled(), {}
 
     def _source(self, dtypes, types, scalars, index):
         params, body, store = [], [], []
@@ -181,6 +182,28 @@ class ElementwiseKernel:
         return outs[0] if grown else shape
 
     def __call__(self, *args, size=None, stream=None):
+        # A call like one before (arrays of the same shapes and types, contiguous from their start)
+        # reuses its plan, the kernel and the launch shape.
+        key = None
+        if size is None and all(type(a) is Array and not a._off and a.contiguous for a in args):
+            key = tuple((a.device.spec, a.shape, a.dtype) for a in args)
+        plan = self._plans.get(key) if key is not None else None
+        if plan is None:
+            plan, call, outs = self._plan(args, size)
+            if key is not None and all(c is a for c, a in zip(call, args)):
+                self._plans[key] = plan
+        else:
+            outs = list(args[self.nin:]) or [empty(plan[1], d, plan[3]) for d in plan[2]]
+            call = list(args[:self.nin]) + outs
+        kernel, shape, _, dev, n, global_size = plan
+        if n:
+            kernel(*call, n, global_size=global_size, stream=stream)
+        if self.no_return:
+            return None
+        return tuple(outs) if self.nout > 1 or self.return_tuple else outs[0]
+
+    def _plan(self, args, size):
+        """The kernel and launch shape of a call, its arguments as the kernel takes them, and its outputs."""
         what = "ElementwiseKernel"
         if len(args) not in (self.nin, self.nargs):
             raise TypeError("gpuport.%s %s: takes %d inputs (and optionally %d outputs), %d arguments given"
@@ -208,12 +231,9 @@ class ElementwiseKernel:
         call += [o if p[3] or o.contiguous and not o._off else o.copy() for p, o in zip(self.out_params, outs)]
         index = _index_type(n)
         key = (dev.spec, index, tuple(d.str for d in dtypes), tuple(sorted(scalars)))
-        kernel, = self._compiled.get(key, dev, self._source(dtypes, types, scalars, index), ["cupy_" + self.name], self.options)
-        if n:
-            kernel(*call, n, global_size=_launch_size(n, dev), stream=stream)
-        if self.no_return:
-            return None
-        return tuple(outs) if self.nout > 1 or self.return_tuple else outs[0]
+        kernel, = self._compiled.get(key, dev, lambda: self._source(dtypes, types, scalars, index),
+                                     ["cupy_" + self.name], self.options)
+        return (kernel, shape, dtypes[self.nin:], dev, n, _launch_size(n, dev)), call, outs
 
 
 def _reduction_source(name, params, dtypes, types, rtype, map_expr, reduce_expr, post_map, identity, preamble,
@@ -296,9 +316,35 @@ class ReductionKernel:
         self.map_expr, self.reduce_expr, self.post_map_expr = map_expr, reduce_expr, post_map_expr
         self.identity, self.name, self.reduce_type = str(identity), name, reduce_type
         self.preamble, self.options = preamble, tuple(options)
-        self._compiled = _Compiled()
+        self._compiled, self._plans = _Compiled(), {}
 
     def __call__(self, *args, out=None, axis=None, keepdims=False, stream=None):
+        # A call like one before (arrays of the same shapes, contiguous from their start) reuses its
+        # plan, the kernels and the launch shape, without working them out again.
+        key = None
+        if out is None and all(type(a) is Array and not a._off and a.contiguous for a in args):
+            key = (tuple((a.device.spec, a.shape, a.dtype) for a in args),
+                   tuple(axis) if isinstance(axis, list) else axis, keepdims)
+        plan = self._plans.get(key) if key is not None else None
+        if plan is None:
+            plan, flat = self._plan(args, out, axis, keepdims)
+            if key is not None and all(f is a for f, a in zip(flat, args)):
+                self._plans[key] = plan
+        else:
+            flat = args
+        first, parts_kernel, out_shape, out_dtype, dev, k, rows, parts, block, groups, size2, pdtype = plan
+        result = out if out is not None else empty(out_shape, out_dtype, dev)
+        if not rows:
+            return result
+        partial = empty(parts * rows if parts > 1 else 1, pdtype, dev)
+        first(*flat, result, partial, k, parts, rows, global_size=groups * parts * block, local_size=block,
+              stream=stream)
+        if parts > 1:
+            parts_kernel(partial, result, parts, rows, global_size=size2, local_size=_BLOCK, stream=stream)
+        return result
+
+    def _plan(self, args, out, axis, keepdims):
+        """The kernels and launch shape of a call, and its inputs as the kernel takes them."""
         what = "ReductionKernel"
         if len(args) != len(self.in_params):
             raise TypeError("gpuport.%s %s: takes %d inputs, %d given" % (what, self.name, len(self.in_params),
@@ -322,29 +368,23 @@ class ReductionKernel:
                 for a in ins]
         if out is not None and (out.shape != out_shape or out.dtype != dtypes[-1] or not out.contiguous or out._off):
             raise ValueError("gpuport.%s: out must be a contiguous %s array of shape %s" % (what, dtypes[-1], out_shape))
-        result = out if out is not None else empty(out_shape, dtypes[-1], dev)
         if not rows:
-            return result
+            return (None, None, out_shape, dtypes[-1], dev, k, rows, 0, 0, 0, 0, None), flat
         rtype = self.reduce_type if self.reduce_type in types else self.reduce_type or self.out_params[0][1]
         rtype = _C_TYPES.get(rtype, rtype) if rtype not in types else rtype
         index = _index_type(max(k * rows, 1))
         key = (dev.spec, index, columns, tuple(d.str for d in dtypes))
-        first, parts_kernel = self._compiled.get(key, dev, _reduction_source(
-            "cupy_" + self.name, self.in_params + self.out_params, dtypes, types, rtype, self.map_expr, self.reduce_expr,
-            self.post_map_expr, self.identity, self.preamble, index, columns), ["cupy_" + self.name, "cupy_%s_parts" % self.name], self.options)
+        first, parts_kernel = self._compiled.get(key, dev, lambda: _reduction_source(
+            "cupy_" + self.name, self.in_params + self.out_params, dtypes, types, rtype, self.map_expr,
+            self.reduce_expr, self.post_map_expr, self.identity, self.preamble, index, columns),
+            ["cupy_" + self.name, "cupy_%s_parts" % self.name], self.options)
         units = max(dev.info["compute_units"], 1)
         groups = -(-rows // _BLOCK) if columns else rows  # a group per row, or per 256 columns
         # a short row gets a smaller group (at least 16 elements a work-item): fewer barriers an element
         block = _BLOCK if columns else min(_BLOCK, max(32, 1 << (-(-k // 16) - 1).bit_length()))
         parts = max(1, min(-(-k // (block * (1 if columns else 4))), -(-8 * units // groups), 1024))
-        partial = empty(parts * rows if parts > 1 else 1, _rtype_dtype(rtype, types), dev)
-        first(*flat, result, partial, k, parts, rows, global_size=groups * parts * block, local_size=block,
-              stream=stream)
-        if parts > 1:
-            parts_kernel(partial, result, parts, rows,
-                         global_size=(-(-rows // _BLOCK) if columns else rows) * _BLOCK, local_size=_BLOCK,
-                         stream=stream)
-        return result
+        return (first, parts_kernel, out_shape, dtypes[-1], dev, k, rows, parts, block, groups,
+                (-(-rows // _BLOCK) if columns else rows) * _BLOCK, _rtype_dtype(rtype, types)), flat
 
 
 def _rtype_dtype(rtype, types):

@@ -177,7 +177,7 @@ def run(expr, ops, loop_dtypes, out_dtype, out=None, helpers=(), stream=None):
         _plans[key] = plan
     shape, src, tail = plan
     if out is None:
-        out = Array(shape, out_dtype, dev)
+        out = Array(shape, out_dtype, device=dev)
     else:
         for a in arrays:
             if a._buf.value == out._buf.value and a is not out and not _same_layout(a.broadcast_to(shape), out):
@@ -321,11 +321,13 @@ def _expr(name, ct):
         "bitwise_and": "x0 & x1", "bitwise_or": "x0 | x1", "bitwise_xor": "x0 ^ x1",
         "left_shift": "x0 << x1", "right_shift": "x0 >> x1",
         "invert": "x0 == 0" if ct == "bool" else "~x0",
-        "minimum": "x0 != x0 ? x0 : (x1 != x1 ? x1 : (x0 < x1 ? x0 : x1))",
-        "maximum": "x0 != x0 ? x0 : (x1 != x1 ? x1 : (x0 > x1 ? x0 : x1))",
+        # NaN where a float operand is NaN; integers have none (and compilers warn of x != x there)
+        "minimum": "isnan(x0) ? x0 : (isnan(x1) ? x1 : (x0 < x1 ? x0 : x1))" if flt else "(x0 < x1 ? x0 : x1)",
+        "maximum": "isnan(x0) ? x0 : (isnan(x1) ? x1 : (x0 > x1 ? x0 : x1))" if flt else "(x0 > x1 ? x0 : x1)",
         "absolute": "fabs(x0)" if flt else "(x0 < 0 ? -x0 : x0)" if signed else "x0",
-        "sign": "(x0 != x0 ? x0 : (%s)((x0 > 0) - (x0 < 0)))" % ct,
-        "isnan": "x0 != x0", "isinf": "isinf(x0)" if flt else "0", "isfinite": "isfinite(x0)" if flt else "1",
+        "sign": ("(isnan(x0) ? x0 : " if flt else "(") + "(%s)((x0 > 0) - (x0 < 0)))" % ct,
+        "isnan": "isnan(x0)" if flt else "0", "isinf": "isinf(x0)" if flt else "0",
+        "isfinite": "isfinite(x0)" if flt else "1",
         "where": "x0 ? x1 : x2", "clip": "x0 < x1 ? x1 : (x0 > x2 ? x2 : x0)",
         "arctan2": "atan2(x0, x1)", "hypot": "hypot(x0, x1)",
         "fmod": "fmod(x0, x1)" if flt else "(x1 == 0 ? 0 : x0 % x1)",
@@ -425,7 +427,7 @@ def matmul_kernel(a, b, dtype):
     m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
     a = a.broadcast_to(lead + (m, k))
     b = b.broadcast_to(lead + (k, n))
-    out = Array(lead + (m, n), dtype, a.device)
+    out = Array(lead + (m, n), dtype, device=a.device)
     if out.size == 0:
         return out
     ct = CTYPES[dtype]

@@ -69,7 +69,7 @@ def _mask(x, mask):
 def get(x, mask):
     """x[mask]: the elements where mask holds, in C order, as a new 1-D array."""
     mask, pos, count = _mask(x, mask)
-    out = Array(count, x.dtype, x.device)
+    out = Array(count, x.dtype, device=x.device)
     if count:
         src = x if x.contiguous else x.copy()
         gather = _kernels(x.device, x.dtype)[0]
@@ -121,7 +121,7 @@ def take_rows(x, idx):
     """x[idx] for an integer array idx: rows of x's first axis, of shape idx.shape + x.shape[1:]."""
     idx = _index(x, idx)
     row = x.size // x.shape[0] if x.shape[0] else 0
-    out = Array(idx.shape + x.shape[1:], x.dtype, x.device)
+    out = Array(idx.shape + x.shape[1:], x.dtype, device=x.device)
     if out.size:
         src = x if x.contiguous and x._off == 0 else x.copy()
         take = _kernels(x.device, x.dtype)[2]
@@ -136,7 +136,7 @@ def put_rows(x, idx, value):
     idx = _index(x, idx)
     row = x.size // x.shape[0] if x.shape[0] else 0
     shape = idx.shape + x.shape[1:]
-    v = ew.assign(Array(shape, x.dtype, x.device), value)
+    v = ew.assign(Array(shape, x.dtype, device=x.device), value)
     if not v.size:
         return
     target = x if x.contiguous and x._off == 0 else x.copy()

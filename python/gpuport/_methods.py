@@ -7,6 +7,7 @@ from . import _elementwise as ew
 from . import _masks as masks
 from . import _protocols
 from . import _reduction as red
+from . import _sort
 from ._array import Array, check_dtype, off_default_stream
 from ._device import _stream
 from ._ffi import check as _check, lib as _lib
@@ -24,7 +25,7 @@ def _is_indices(key):
 class _Computing:
     def copy(self, stream=None):
         """A new C-ordered array with the same elements, on the same device."""
-        out = Array(self.shape, self.dtype, self.device)
+        out = Array(self.shape, self.dtype, device=self.device)
         if stream is not None:
             off_default_stream(self, out)
         if self.contiguous:
@@ -38,7 +39,7 @@ class _Computing:
         dtype = check_dtype(dtype)
         if dtype == self.dtype and not copy:
             return self
-        return ew.assign(Array(self.shape, dtype, self.device), self)
+        return ew.assign(Array(self.shape, dtype, device=self.device), self)
 
     def fill(self, value, stream=None):
         """Sets every element to value (converted as NumPy converts it to this dtype)."""
@@ -130,6 +131,13 @@ class _Computing:
     def all(self, axis=None, keepdims=False): return red.all(self, axis, keepdims=keepdims)
     def dot(self, other): return dot(self, other)
     def clip(self, a_min=None, a_max=None): return ew.clip(self, a_min, a_max)
+
+    # sorting (_sort)
+    def argsort(self, axis=-1, kind=None, order=None): return _sort.argsort(self, axis, kind, order)
+
+    def sort(self, axis=-1, kind=None, order=None):
+        """Sorts the array in place, as NumPy's ndarray.sort."""
+        ew.assign(self, _sort.sort(self, axis, kind, order))
 
 
 for _name, _method in vars(_Computing).items():

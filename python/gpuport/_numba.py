@@ -11,7 +11,7 @@ import threading
 import numpy as np
 
 from . import _jit, _jit_c
-from ._array import Array, _wrap_cuda, asarray, check_dtype, empty, off_default_stream
+from ._array import Array, MemoryPointer, _wrap_cuda, asarray, check_dtype, empty, off_default_stream
 from ._device import Event, Stream, _Cuda, _handle_out, device as _device, devices
 from ._ffi import CONSTANTS as _C, RECORDS as _R, OutOfMemoryError, check as _check, lib as _lib
 from ._primitives import Program
@@ -284,7 +284,7 @@ class Dispatcher:
                     if hb.dev is not dev:
                         raise ValueError("gpuport: argument %d of %s is mapped memory of %s; the kernel runs on %s"
                                          % (i, self.__name__, hb.dev.spec, dev.spec))
-                    arr = Array(a.shape, a.dtype, dev, _buffer=hb.buf, _base=a)
+                    arr = Array(a.shape, a.dtype, device=dev, _buffer=hb.buf, _base=a)
                     if all(m is not hb for m in mapped):
                         mapped.append(hb)
                 else:
@@ -413,6 +413,7 @@ class _NumbaCuda(_Cuda):
     grid, gridsize, syncthreads = _jit_c.grid, _jit_c.gridsize, _jit_c.syncthreads
     threadIdx, blockIdx, blockDim, gridDim = _jit_c.threadIdx, _jit_c.blockIdx, _jit_c.blockDim, _jit_c.gridDim
     shared, local, atomic = _jit_c.shared, _jit_c.local, _jit_c.atomic
+    MemoryPointer = MemoryPointer  # CuPy's (x.data, RawModule.get_global)
 
     @staticmethod
     def to_device(obj, stream=0, copy=True, to=None):

@@ -38,7 +38,7 @@ def _scan(op, x, exclusive, out, stream):
     x = _contig(x, "cumsum")
     if out is not None:
         check_out(out, x.dtype, "cumsum")
-    out = Array(x.size, x.dtype, x.device) if out is None else out
+    out = Array(x.size, x.dtype, device=x.device) if out is None else out
     if out.size != x.size or out.dtype != x.dtype or not out.contiguous:
         raise ValueError("gpuport: out must be a contiguous array of the input's size and dtype")
     if stream is not None:
@@ -99,7 +99,7 @@ def stencil(u, weights, boundary="fixed", source=None, source_weight=0.0, steps=
             raise ValueError("gpuport.stencil: out= takes one step into another array than u")
         _check(_lib.gp_stencil_apply(_stream(stream), ctypes.byref(s), _view(out), _view(u), _view(source)))
         return out
-    a, b2 = u.copy(stream), Array(u.shape, u.dtype, u.device)
+    a, b2 = u.copy(stream), Array(u.shape, u.dtype, device=u.device)
     result = _R["gp_view"]()
     _check(_lib.gp_stencil_run(_stream(stream), ctypes.byref(s), steps, _view(a), _view(b2), _view(source),
                                ctypes.byref(result)))
@@ -130,6 +130,26 @@ class Program:
             self._h = None
 
 
+_CSCALARS = {np.dtype(t): c for t, c in ((np.float32, ctypes.c_float), (np.float64, ctypes.c_double),
+                                          (np.int32, ctypes.c_int32), (np.uint32, ctypes.c_uint32),
+                                          (np.int64, ctypes.c_int64), (np.uint64, ctypes.c_uint64))}
+_BUFFER, _VALUE, _LOCAL = _C["GP_ARG_BUFFER"], _C["GP_ARG_VALUE"], _C["GP_ARG_LOCAL"]
+_ARG_ARRAYS = {}
+
+
+def _arg_array(n):
+    """The ctypes type of n gp_arg (at least one), made once."""
+    t = _ARG_ARRAYS.get(n)
+    if t is None:
+        t = _ARG_ARRAYS[n] = _R["gp_arg"] * _larger(n, 1)
+    return t
+
+
+def _range(dtype):
+    """An integer type's (min, max), or None."""
+    return (int(np.iinfo(dtype).min), int(np.iinfo(dtype).max)) if dtype is not None and dtype.kind in "iu" else None
+
+
 _TYPE_NAMES = {"unsigned char": "uchar", "signed char": "char", "unsigned short": "ushort",
                "unsigned int": "uint", "unsigned": "uint", "unsigned long": "ulong"}
 
@@ -153,55 +173,65 @@ class Kernel:
                 self.params = None
                 break
             _check(status)
+            declared = " ".join(w for w in _text(p.type_name).replace("*", " ").split()
+                                if w not in ("const", "volatile", "GP_GLOBAL", "__global"))
+            declared = _TYPE_NAMES.get(declared, declared)
+            dtype = _DTYPES.get(p.type)
             self.params.append({"kind": {1: "buffer", 2: "value", 3: "local"}[p.kind],
-                                "dtype": _DTYPES.get(p.type), "size": p.size, "type": _text(p.type_name),
-                                "name": _text(p.name)})
+                                "dtype": dtype, "size": p.size, "type": _text(p.type_name), "name": _text(p.name),
+                                "elem": declared if declared in CTYPES.values() else None,
+                                "range": _range(dtype)})
 
     def _buffer(self, i, p, value):
+        """Raises what is wrong with array value as argument i."""
         if value._off:
             raise ValueError("gpuport: argument %d of %s is a view that starts %d elements into its buffer; "
                              "pass value.copy()" % (i, self.name, value._off))
-        if p is None:
-            return
         if p["kind"] != "buffer":
             raise TypeError("gpuport: argument %d (%s) of %s is a %s parameter, not an array" % (i, p["name"],
                                                                                                self.name, p["kind"]))
-        declared = " ".join(w for w in p["type"].replace("*", " ").split() if w not in ("const", "volatile",
-                                                                                       "GP_GLOBAL", "__global"))
-        declared = _TYPE_NAMES.get(declared, declared)
-        if declared in CTYPES.values() and declared != CTYPES[value.dtype]:
-            raise TypeError("gpuport: argument %d (%s) of %s points to %s, but the array holds %s"
-                            % (i, p["name"], self.name, declared, value.dtype))
+        raise TypeError("gpuport: argument %d (%s) of %s points to %s, but the array holds %s"
+                        % (i, p["name"], self.name, p["elem"], value.dtype))
+
+    def _value(self, i, p, value):
+        """A value argument as a ctypes scalar of its parameter's type."""
+        if p is not None and p["kind"] != "value":
+            raise TypeError("gpuport: argument %d (%s) of %s is a %s parameter; %r is a value"
+                            % (i, p["name"], self.name, p["kind"], value))
+        if p is not None and p["dtype"] is None:
+            raise TypeError("gpuport: argument %d (%s) of %s has type %s, which Python values cannot fill"
+                            % (i, p["name"], self.name, p["type"]))
+        dtype, bounds = (p["dtype"], p["range"]) if p is not None else (np.asarray(value).dtype, None)
+        bounds = bounds or _range(dtype)
+        if bounds and not bounds[0] <= value <= bounds[1]:
+            raise OverflowError("gpuport: %r does not fit argument %d (%s, %s)" % (value, i, p and p["name"], dtype))
+        ctype = _CSCALARS[dtype]
+        try:
+            return ctype(value), dtype
+        except TypeError:  # a float for an integer parameter, a 0-d array: as NumPy converts them
+            return ctype(np.array(value, dtype=dtype).item()), dtype
 
     def __call__(self, *args, global_size, local_size=None, stream=None):
-        if self.params is not None and len(args) != len(self.params):
-            raise TypeError("gpuport: kernel %s takes %d arguments, %d given" % (self.name, len(self.params),
-                                                                               len(args)))
-        keep, gp_args = [], (_R["gp_arg"] * _larger(len(args), 1))()
+        params = self.params
+        if params is not None and len(args) != len(params):
+            raise TypeError("gpuport: kernel %s takes %d arguments, %d given" % (self.name, len(params), len(args)))
+        keep, gp_args = [], _arg_array(len(args))()
         for i, value in enumerate(args):
-            p = self.params[i] if self.params is not None else None
+            p = params[i] if params is not None else None
             a = gp_args[i]
             if isinstance(value, Array):
-                self._buffer(i, p, value)
+                if value._off or (p is not None and (p["kind"] != "buffer" or
+                                                     p["elem"] not in (None, CTYPES[value.dtype]))):
+                    self._buffer(i, p, value)
                 if stream is not None:
                     off_default_stream(value)
-                a.kind, a.buffer = _C["GP_ARG_BUFFER"], value._buf
+                a.kind, a.buffer = _BUFFER, value._buf
             elif isinstance(value, local):
-                a.kind, a.size = _C["GP_ARG_LOCAL"], value.nbytes
+                a.kind, a.size = _LOCAL, value.nbytes
             else:
-                if p is not None and p["kind"] != "value":
-                    raise TypeError("gpuport: argument %d (%s) of %s is a %s parameter; %r is a value"
-                                    % (i, p["name"], self.name, p["kind"], value))
-                if p is not None and p["dtype"] is None:
-                    raise TypeError("gpuport: argument %d (%s) of %s has type %s, which Python values cannot fill"
-                                    % (i, p["name"], self.name, p["type"]))
-                dtype = np.dtype(p["dtype"] if p is not None else np.asarray(value).dtype)
-                if dtype.kind in "iu" and not np.iinfo(dtype).min <= value <= np.iinfo(dtype).max:
-                    raise OverflowError("gpuport: %r does not fit argument %d (%s, %s)" % (value, i, p and p["name"],
-                                                                                          dtype))
-                v = np.array(value, dtype=dtype)
+                v, dtype = self._value(i, p, value)
                 keep.append(v)
-                a.kind, a.value, a.size, a.type = _C["GP_ARG_VALUE"], v.ctypes.data, v.dtype.itemsize, GP_TYPES[v.dtype]
+                a.kind, a.value, a.size, a.type = _VALUE, ctypes.addressof(v), dtype.itemsize, GP_TYPES[dtype]
         g = global_size if isinstance(global_size, (tuple, list)) else (global_size,)
         dims = len(g)
         gs = (ctypes.c_size_t * dims)(*g)

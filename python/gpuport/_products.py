@@ -47,7 +47,7 @@ def _gemm(a, b, impl, stream):
     if impl not in impls:
         raise ValueError("gpuport.matmul: impl %r is not auto, gpuport or vendor" % (impl,))
     m, k, n = a.shape[0], a.shape[1], b.shape[1]
-    out = Array((m, n), a.dtype, a.device)
+    out = Array((m, n), a.dtype, device=a.device)
     if out.size == 0:
         return out
     if k == 0:

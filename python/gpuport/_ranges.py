@@ -16,7 +16,7 @@ def arange(start, stop=None, step=1, dtype=None, device=None):
         raise ZeroDivisionError("gpuport.arange: step is 0")
     dtype = check_dtype(dtype if dtype is not None else np.result_type(start, stop, step))
     n = max(0, math.ceil((stop - start) / step))
-    out = Array(n, dtype, device)
+    out = Array(n, dtype, device=device)
     if dtype.kind in "iu":
         return ew.generate(out, "(%s)(s0 + (long)i * s1)" % CTYPES[dtype], [(int(start), "long"), (int(step), "long")])
     return ew.generate(out, "(%s)(s0 + (double)i * s1)" % CTYPES[dtype], [(float(start), "double"),
@@ -31,7 +31,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, devi
     div = (num - 1) if endpoint else num
     step = (stop - start) / div if div > 0 else float("nan")
     dtype = check_dtype(dtype if dtype is not None else np.result_type(float(start), float(stop)))
-    out = Array(num, dtype, device)
+    out = Array(num, dtype, device=device)
     if dtype.kind in "iu":
         expr = "(%s)floor(s0 + (double)i * s1)"
     else:
@@ -43,7 +43,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, devi
 
 def eye(N, M=None, k=0, dtype=np.float64, device=None):
     M = N if M is None else M
-    out = Array((N, M), dtype, device)
+    out = Array((N, M), dtype, device=device)
     return ew.generate(out, "(%s)((long)(i %% s0) - (long)(i / s0) == s1)" % CTYPES[out.dtype],
                        [(max(M, 1), "long"), (int(k), "long")])
 

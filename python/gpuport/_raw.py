@@ -1,8 +1,10 @@
 """CuPy's RawKernel and RawModule: kernels in CUDA C, on every device (gp_program_create_cuda:
 NVRTC as written on CUDA, hiprtc on HIP, translated to the kernel dialect on OpenCL)."""
-from ._array import Array
+import ctypes
+
+from ._array import Array, MemoryPointer
 from ._device import _handle_out, device as _device
-from ._ffi import lib as _lib
+from ._ffi import check as _check, lib as _lib
 from ._primitives import Kernel, local
 
 
@@ -44,7 +46,13 @@ class RawModule:
         return RawKernel(self.code, name, self.options, _module=self)
 
     def get_global(self, name):
-        raise NotImplementedError("gpuport.RawModule.get_global: __constant__ memory is not supported yet")
+        """A file-scope __constant__ or __device__ variable of the module, on the current device, as
+        a MemoryPointer: gp.ndarray(shape, dtype, memptr) makes an array of it to write and read."""
+        prog = self._program(_device())
+        buf = _handle_out(_lib.gp_program_get_global, prog._h, name.encode())
+        size = ctypes.c_size_t()
+        _check(_lib.gp_buffer_get_size(buf, ctypes.byref(size)))
+        return MemoryPointer(buf, 0, size.value, prog.device, prog)
 
 
 class RawKernel:

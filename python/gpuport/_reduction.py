@@ -80,8 +80,8 @@ def _pass(x, nkept, op, at, idx=None):
     want = 65536 if gpu else 4 * builtins.max(dev.info["compute_units"], 1)
     G = builtins.max(1, builtins.min(R, want // builtins.max(O, 1), math.ceil(R / 32)))
     G = math.ceil(R / math.ceil(R / G))  # no part left empty
-    acc = Array(kshape + (G,), at, dev)
-    out_idx = Array(kshape + (G,), np.int64, dev) if op.startswith("arg") else None
+    acc = Array(kshape + (G,), at, device=dev)
+    out_idx = Array(kshape + (G,), np.int64, device=dev) if op.startswith("arg") else None
     kept = _merged(kshape, [x._st[:nkept]])
     red = _merged(rshape, [x._st[nkept:]])
     src = _source(CTYPES[x.dtype], CTYPES[at], op, idx is not None, kept, red, gpu)
@@ -136,11 +136,11 @@ def reduce(op, x, axis=None, dtype=None, keepdims=False, out=None):
     if R == 0 and op in ("min", "max", "argmin", "argmax"):
         raise ValueError("gpuport.%s: a reduction over a zero-size array has no identity" % op)
     if R == 0 or math.prod(oshape) == 0:
-        r = Array(oshape, rdtype, x.device)
+        r = Array(oshape, rdtype, device=x.device)
         r.fill({"sum": 0, "prod": 1, "any": False, "all": True}.get(op, 0))
     elif (op == "sum" and len(axes) == x.ndim and x.contiguous and x.dtype == at and at in GP_TYPES
           and at.kind in "fu" + ("i" if at == np.int64 else "")):
-        r = Array((), at, x.device)
+        r = Array((), at, device=x.device)
         _check(_lib.gp_reduce(_stream(None), _C["GP_REDUCE_SUM"], GP_TYPES[at], x.size, _R["gp_view"](x._buf, x._off),
                               _R["gp_view"](r._buf, 0)))
     else:

@@ -3,12 +3,16 @@ al., "Parallel random numbers: as easy as 1, 2, 3", SC 2011): element i of a cal
 function of (seed, the call's position in the stream, i), so a seed gives the same numbers on
 every device and backend. Uniform floats and integers are bit-identical everywhere; normal ones
 go through the device's log, sqrt and cos, identical to within their rounding."""
+import math
 import os
 
 import numpy as np
 
-from ._array import CTYPES, Array, _shape, check_dtype
+from . import _elementwise as _ew
+from . import _sort
+from ._array import CTYPES, Array, _shape, asarray, check_dtype
 from ._elementwise import generate
+from ._primitives import cumsum as _cumsum
 
 _PHILOX = """
 GP_FUNC gp_words gp_philox(uint c0, uint c1, uint c2, uint c3, uint k0, uint k1)
@@ -55,7 +59,7 @@ class RandomState:
         self._key, self._calls = seed, 0
 
     def _fill(self, size, dtype, expr, scalars, device):
-        out = Array(() if size is None else _shape(size), dtype, device)
+        out = Array(() if size is None else _shape(size), dtype, device=device)
         call, self._calls = self._calls, self._calls + 1
         fp64 = out.dtype == np.float64
         prelude = ("#define GP_WANT_DOUBLE 1\n" if fp64 else "") + _STRUCT + _PHILOX
@@ -105,10 +109,48 @@ class RandomState:
         return self._fill(size, dtype, expr, [(int(low), "long"), (int(high - low), "ulong")], device)
 
 
+    def permutation(self, x, device=None):
+        """A random order of range(x) (x an int) or of x's first axis."""
+        n = int(x) if np.ndim(x) == 0 and not isinstance(x, Array) else len(x)
+        order = _sort.argsort(self.random_sample(n, device=device if np.ndim(x) == 0 else x.device))
+        return order if np.ndim(x) == 0 and not isinstance(x, Array) else x[order]
+
+    def choice(self, a, size=None, replace=True, p=None, device=None):
+        """NumPy's choice: elements of a (or of range(a), a an int) drawn with replacement (with the
+        probabilities p, or uniformly), or without (uniformly; p is then not supported)."""
+        pool = None if np.ndim(a) == 0 and not isinstance(a, Array) else asarray(a, device=device)
+        n = int(a) if pool is None else pool.shape[0] if pool.ndim else 0
+        dev = pool.device if pool is not None else device
+        count = 1 if size is None else math.prod(_shape(size))
+        if pool is not None and pool.ndim != 1:
+            raise ValueError("gpuport.random.choice: a must be 1-dimensional or an integer")
+        if n <= 0 and count:
+            raise ValueError("gpuport.random.choice: a cannot be empty unless no samples are taken")
+        if not replace:
+            if p is not None:
+                raise NotImplementedError("gpuport.random.choice: p= without replacement is not supported")
+            if count > n:
+                raise ValueError("gpuport.random.choice: cannot take a larger sample than population when "
+                                 "replace=False")
+            idx = self.permutation(n, device=dev)[:count]
+        elif p is None:
+            idx = self.randint(0, n, count, device=dev)
+        else:
+            w = asarray(p, np.float64, device=dev)
+            if w.shape != (n,) or bool(_ew.less(w, 0).any()) or abs(float(w.sum()) - 1) > 1e-8:
+                raise ValueError("gpuport.random.choice: p must be %d probabilities, each >= 0, summing to 1" % n)
+            cdf = _cumsum(w)
+            u = _ew.multiply(self.random_sample(count, device=dev), cdf[-1:])
+            idx = _ew.minimum(_sort.searchsorted(cdf, u, side="right"), n - 1)
+        idx = idx.reshape(() if size is None else _shape(size))
+        return idx if pool is None else pool[idx.ravel()].reshape(idx.shape)
+
+
 _global = RandomState()
 seed = _global.seed
 rand, randn, random, random_sample = _global.rand, _global.randn, _global.random, _global.random_sample
 uniform, normal, standard_normal, randint = _global.uniform, _global.normal, _global.standard_normal, _global.randint
+choice, permutation = _global.choice, _global.permutation
 
 
 class Generator:
@@ -128,6 +170,12 @@ class Generator:
 
     def normal(self, loc=0.0, scale=1.0, size=None, dtype=np.float64, device=None):
         return self._state.normal(loc, scale, size, dtype, device)
+
+    def choice(self, a, size=None, replace=True, p=None, device=None):
+        return self._state.choice(a, size, replace, p, device)
+
+    def permutation(self, x, device=None):
+        return self._state.permutation(x, device)
 
     def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False, device=None):
         if high is None:

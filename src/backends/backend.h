@@ -13,7 +13,7 @@
 #include "gpuport.h"
 
 /* Bump on any change to the structs below; core refuses a plugin of another version. */
-#define GP__PLUGIN_ABI 4
+#define GP__PLUGIN_ABI 5
 
 /* What core offers plugins: messages and debug output go through here. */
 typedef struct gp__host {
@@ -87,6 +87,10 @@ typedef struct gp__backend {
     void (*program_destroy)(void *dev, void *program);
 
     gp_status (*kernel_create)(void *dev, void *program, const char *name, void **kernel, gp__kernel_props *props);
+    /* CUDA C's file-scope __constant__ or __device__ variable of that name in the program, as a
+     * buffer of its bytes that buffer_destroy leaves to the module (GP_ERROR_NOT_FOUND: none).
+     * NULL where programs keep no variables (OpenCL: core passes them as buffers). */
+    gp_status (*program_global)(void *dev, void *program, const char *name, void **buf, size_t *bytes);
     void (*kernel_destroy)(void *dev, void *kernel);
     /* groups[d] work-groups of local[d] work-items each. Buffer args carry the plugin's
      * buffer handle in gp_arg.buffer (cast), already checked against the device. */

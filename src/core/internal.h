@@ -35,6 +35,7 @@ struct gp_buffer {
     void *_Atomic mapped;     /* the host address while mapped */
     gp_buffer *pinned_for;    /* its memory registered with the other device of a copy (transfer.c) */
     unsigned align;           /* the base address's alignment as kernels see it, in bytes, at most 16 */
+    int of_program;           /* a program's __constant__ or __device__ variable: the program frees it */
 };
 
 struct gp_stream {
@@ -74,6 +75,14 @@ struct gp_program {
     char *options;
     atomic_int refs; /* the caller's handle plus one per kernel */
     int cuda_c;      /* CUDA C as written (gp_program_create_cuda on CUDA or HIP) */
+    /* CUDA C's file-scope __constant__ and __device__ variables (gp_program_get_global): the
+     * module's own on CUDA and HIP; on OpenCL buffers the program keeps, which every kernel
+     * takes as its last arguments. */
+    struct gp__global {
+        char name[64];
+        gp_buffer *buf;
+    } *globals;
+    size_t nglobals;
 };
 
 struct gp_kernel {
@@ -85,6 +94,7 @@ struct gp_kernel {
     char name[128];
     gp_kernel_param *params; /* as the source declares them; NULL where it cannot be read */
     int shared_tail;         /* the last argument sizes the dynamic shared memory of CUDA C as written */
+    size_t nglobals;         /* OpenCL: the program's globals follow the caller's arguments */
 };
 
 /* error.c */
@@ -107,6 +117,11 @@ gp_status gp__each_default_stream(gp_status (*fn)(gp_stream *stream));
  * error when the buffer is mapped. */
 int gp__host_addressable(const gp_buffer *b);
 gp_status gp__check_unmapped(gp_buffer *b, const char *fn);
+/* objects/buffer.c: a gpuport buffer over a plugin's (destroyed when no host memory is left);
+ * and the freeing of a buffer, which gp_buffer_destroy refuses for a program's variable. */
+gp_status gp__buffer_adopt(gp_device *dev, void *impl, size_t bytes, gp_memory memory, unsigned align, gp_buffer **out);
+void gp__buffer_free(gp_buffer *buffer);
+unsigned gp__align_of(uint64_t address); /* at most 16 (gp_buffer.align) */
 /* objects/buffer.c: an error when off + bytes pass the buffer's end (which: "source"). */
 gp_status gp__check_range(const gp_buffer *b, size_t off, size_t bytes, const char *fn, const char *which);
 /* movement/move.c: a copy within one device, its ranges checked (transfer.c's gp_buffer_copy). */
@@ -130,8 +145,15 @@ void gp__stream_unref(gp_stream *stream);
 gp_status gp__parse_options(char *opts, const char **out, size_t *n);
 char *gp__compose_source(const char *prelude, const char *const *opts, size_t nopts, const char *source);
 /* cuda_c.c: CUDA C as kernel dialect source (*out malloc'ed), or GP_ERROR_BUILD_FAILED naming the
- * line and the construct it does not take. */
-gp_status gp__cuda_to_dialect(const char *source, char **out);
+ * line and the construct it does not take; globals: its file-scope __constant__ and __device__
+ * variables, in order (the translation's kernel gp__global_sizes writes their sizes in bytes, a
+ * ulong each, and every other function takes them as last parameters, gp__g_NAME). */
+enum { GP__MAX_GLOBALS = 16 };
+typedef struct gp__cuda_globals {
+    size_t n;
+    char name[GP__MAX_GLOBALS][64];
+} gp__cuda_globals;
+gp_status gp__cuda_to_dialect(const char *source, char **out, gp__cuda_globals *globals);
 /* A copy of CUDA C source with its includes of CUDA's own headers blanked (NULL: no memory). */
 char *gp__cuda_without_includes(const char *source);
 

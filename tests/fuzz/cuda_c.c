@@ -7,9 +7,11 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
     char *src = fuzz_text(data, size);
     char *out = NULL;
-    gp_status st = gp__cuda_to_dialect(src, &out);
+    gp__cuda_globals globals;
+    gp_status st = gp__cuda_to_dialect(src, &out, &globals);
     FUZZ_REQUIRE(st == GP_SUCCESS || st == GP_ERROR_BUILD_FAILED || st == GP_ERROR_OUT_OF_HOST_MEMORY);
     FUZZ_REQUIRE((st == GP_SUCCESS) == (out != NULL));
+    FUZZ_REQUIRE(globals.n <= GP__MAX_GLOBALS);
     FUZZ_REQUIRE(st == GP_SUCCESS || gp_last_error()[0]);
     if (out) {
         gp_kernel_param p[8];

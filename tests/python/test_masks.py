@@ -104,3 +104,9 @@ def test_histogram(dev):
         r = rng.random(1000)
         gp.testing.assert_allclose(gp.histogram(gp.asarray(r), 5, density=True)[0],
                                    np.histogram(r, 5, density=True)[0], rtol=1e-12)
+        for w in (rng.random(1000), rng.random(1000).astype(np.float32), rng.integers(-5, 9, 1000).astype(np.int32)):
+            for kwargs in ({"bins": 7}, {"bins": [0, 0.1, 0.5, 1], "density": True}):
+                got, _ = gp.histogram(gp.asarray(r), weights=gp.asarray(w), **kwargs)
+                want, _ = np.histogram(r, weights=w, **kwargs)
+                assert got.dtype == want.dtype
+                gp.testing.assert_allclose(got, want, rtol=1e-5)

@@ -114,8 +114,73 @@ def test_raw_module_and_dynamic_shared_memory(dev):
         h = np.zeros(1024, np.float32)
         h[:1000] = (2 * np.arange(1000, dtype=np.float32)) ** 2
         np.testing.assert_allclose(sums.get(), h.reshape(4, 256).sum(1), rtol=1e-6)
-        with pytest.raises(NotImplementedError, match="__constant__"):
-            mod.get_global("c")
+
+
+CONSTANT = r'''
+extern "C" {
+__constant__ float factors[BLOCKS];
+
+__global__ void sum_and_multiply(const float * A, const float * B, float * C, const int size)
+{
+    int item = (blockIdx.x * blockDim.x) + threadIdx.x;
+    if ( item < size )
+    {
+        C[item] = (A[item] + B[item]) * factors[blockIdx.x];
+    }
+}
+}
+'''
+
+
+def _lesson_constant_memory(threads_per_block):
+    """The lesson's solution, with only the import renamed (cp to gp)."""
+    size = 10**5
+    a_gpu = gp.random.rand(size, dtype=gp.float32)
+    b_gpu = gp.random.rand(size, dtype=gp.float32)
+    c_gpu = gp.zeros(size, dtype=gp.float32)
+    args = (a_gpu, b_gpu, c_gpu, size)
+    num_blocks = int(np.ceil(size / threads_per_block))
+    module = gp.RawModule(code=CONSTANT.replace("BLOCKS", f"{num_blocks}"))
+    sum_and_multiply = module.get_function("sum_and_multiply")
+    factors_ptr = module.get_global("factors")
+    factors_gpu = gp.ndarray(num_blocks, gp.float32, factors_ptr)
+    factors_gpu[...] = gp.random.random(num_blocks, dtype=gp.float32)
+    sum_and_multiply((num_blocks, 1, 1), (threads_per_block, 1, 1), args)
+    want = (a_gpu.get() + b_gpu.get()) * np.repeat(factors_gpu.get(), threads_per_block)[:size]
+    np.testing.assert_allclose(c_gpu.get(), want, rtol=1e-6)
+    return module, factors_ptr, factors_gpu, num_blocks
+
+
+def test_constant_memory_as_the_lesson_writes_it(dev):
+    with dev:
+        try:
+            module, factors_ptr, factors_gpu, num_blocks = _lesson_constant_memory(1024)
+        except gp.GpuportError as e:  # NVIDIA's OpenCL takes 256 work-items a group for this kernel
+            assert dev.backend == "opencl" and "a work-group of 1024 work-items" in str(e)
+            module, factors_ptr, factors_gpu, num_blocks = _lesson_constant_memory(256)
+        assert factors_ptr.device is dev and factors_gpu.device is dev
+        with pytest.raises(ValueError, match="outside memptr's %d bytes" % (4 * num_blocks)):
+            gp.ndarray(num_blocks + 1, gp.float32, factors_ptr)
+        with pytest.raises(gp.GpuportError, match="no __constant__ or __device__ variable named 'factor'"):
+            module.get_global("factor")
+
+
+def test_memory_pointers(dev):
+    with dev:
+        x = gp.arange(10, dtype=np.float32)
+        v = gp.ndarray((2, 3), np.float32, x.data + 8, strides=(4, 8))  # a transposed view from x[2]
+        np.testing.assert_array_equal(v.get(), np.arange(2, 8, dtype=np.float32).reshape(3, 2).T)
+        v[...] = 0
+        np.testing.assert_array_equal(x.get()[2:8], 0)
+        with pytest.raises(ValueError, match="multiples of the item size"):
+            gp.ndarray(2, np.float32, x.data + 2)
+        f = gp.ndarray((2, 3), np.float32, order="F")
+        assert f.strides == (4, 8)
+        if dev.backend == "opencl":
+            with pytest.raises(TypeError, match="OpenCL buffers have no address"):
+                x.data.ptr
+        else:
+            assert (x[3:].data.ptr - x.data.ptr) == 12 and x.data.ptr == x.__cuda_array_interface__["data"][0]
 
 
 def test_refusals_name_the_line(dev):

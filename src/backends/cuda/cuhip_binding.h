@@ -105,6 +105,7 @@ typedef nvrtcProgram ch_rtc_program;
     X(module_load_data, cuModuleLoadData, CH_S(cuModuleLoadData))                              \
     X(module_unload, cuModuleUnload, CH_S(cuModuleUnload))                                     \
     X(module_get_function, cuModuleGetFunction, CH_S(cuModuleGetFunction))                     \
+    X(module_get_global, cuModuleGetGlobal, CH_S(cuModuleGetGlobal))                           \
     X(func_get_attribute, cuFuncGetAttribute, CH_S(cuFuncGetAttribute))                        \
     X(func_set_attribute, cuFuncSetAttribute, CH_S(cuFuncSetAttribute))                        \
     X(launch_kernel, cuLaunchKernel, CH_S(cuLaunchKernel))                                     \

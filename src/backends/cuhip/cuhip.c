@@ -117,6 +117,7 @@ static const gp__backend ch_backend = {
     .program_load = gp__ch_program_load,
     .program_destroy = gp__ch_program_destroy,
     .kernel_create = gp__ch_kernel_create,
+    .program_global = gp__ch_program_global,
     .kernel_destroy = gp__ch_kernel_destroy,
     .launch = gp__ch_launch,
     .blas_info = gp__ch_blas_info,

@@ -203,6 +203,7 @@ gp_status gp__ch_event_elapsed_ms(void *dev, void *start, void *end, double *ms)
 gp_status gp__ch_program_build(void *dev, const char *source, void **binary, size_t *binary_bytes);
 gp_status gp__ch_program_load(void *dev, const void *binary, size_t binary_bytes, void **out);
 void gp__ch_program_destroy(void *dev, void *program);
+gp_status gp__ch_program_global(void *dev, void *program, const char *name, void **out, size_t *bytes);
 gp_status gp__ch_kernel_create(void *dev, void *program, const char *name, void **out, gp__kernel_props *props);
 void gp__ch_kernel_destroy(void *dev, void *kernel);
 gp_status gp__ch_launch(void *dev, void *stream, void *kernel, unsigned dims, const size_t groups[3],

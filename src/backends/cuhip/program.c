@@ -317,6 +317,29 @@ gp_status gp__ch_kernel_create(void *dev, void *program, const char *name, void 
     return GP_SUCCESS;
 }
 
+gp_status gp__ch_program_global(void *dev, void *program, const char *name, void **out, size_t *bytes)
+{
+    CH_ENTER(dev);
+    ch_dptr ptr;
+    size_t size = 0;
+    ch_result r = gp__ch.module_get_global(&ptr, &size, (ch_module)program, name);
+    if (r == CH_ERROR_NOT_FOUND) {
+        gp__ch_host->set_error("the program has no variable named '%s' (%s)", name, gp__ch_vendor_error_name(r));
+        return GP_ERROR_NOT_FOUND;
+    }
+    if (r != CH_SUCCESS)
+        return gp__ch_fail(r, "finding the variable");
+    ch_buffer *b = calloc(1, sizeof *b);
+    if (!b)
+        return gp__ch_no_host_memory();
+    b->ptr = ptr;
+    b->bytes = size;
+    b->memory = GP_MEMORY_DEVICE; /* owned 0: the module's */
+    *out = b;
+    *bytes = size;
+    return GP_SUCCESS;
+}
+
 void gp__ch_kernel_destroy(void *dev, void *kernel)
 {
     (void)dev;

@@ -101,6 +101,7 @@ typedef hiprtcProgram ch_rtc_program;
     X(module_load_data, hipModuleLoadData, CH_S(hipModuleLoadData))                            \
     X(module_unload, hipModuleUnload, CH_S(hipModuleUnload))                                   \
     X(module_get_function, hipModuleGetFunction, CH_S(hipModuleGetFunction))                   \
+    X(module_get_global, hipModuleGetGlobal, CH_S(hipModuleGetGlobal))                         \
     X(func_get_attribute, hipFuncGetAttribute, CH_S(hipFuncGetAttribute))                      \
     X(launch_kernel, hipModuleLaunchKernel, CH_S(hipModuleLaunchKernel))                   \
     X(ctx_synchronize, hipDeviceSynchronize, CH_S(hipDeviceSynchronize))

@@ -34,7 +34,8 @@ CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end);
     X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) X(cuMemsetD8Async) X(cuMemsetD16Async) X(cuMemsetD32Async)           \
     X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuStreamWaitEvent) X(cuEventCreate)              \
     X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize) X(cuEventQuery) X(cuEventElapsedTime)                 \
-    X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction) X(cuFuncGetAttribute) X(cuFuncSetAttribute)       \
+    X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction) X(cuModuleGetGlobal) X(cuFuncGetAttribute)        \
+    X(cuFuncSetAttribute)                                                                                           \
     X(cuLaunchKernel) X(cuCtxSynchronize) X(cuPointerGetAttribute) X(cuMemGetAddressRange) X(cuMemHostRegister)    \
     X(cuMemHostUnregister) X(cuDeviceCanAccessPeer) X(cuCtxEnablePeerAccess) X(cuMemcpyPeerAsync)
 #define RTC_API(X)                                                                                                  \
@@ -310,6 +311,13 @@ hipError_t hipModuleUnload(hipModule_t m) { return from(nv.cuModuleUnload((CUmod
 hipError_t hipModuleGetFunction(hipFunction_t *f, hipModule_t m, const char *name)
 {
     return from(nv.cuModuleGetFunction((CUfunction *)f, (CUmodule)m, name));
+}
+hipError_t hipModuleGetGlobal(hipDeviceptr_t *p, size_t *bytes, hipModule_t m, const char *name)
+{
+    CUdeviceptr d = 0;
+    hipError_t e = from(nv.cuModuleGetGlobal(&d, bytes, (CUmodule)m, name));
+    *p = (hipDeviceptr_t)(uintptr_t)d;
+    return e;
 }
 /* HIP_FUNC_ATTRIBUTE_* are CUDA's CU_FUNC_ATTRIBUTE_* in order. */
 hipError_t hipFuncGetAttribute(int *value, hipFunction_attribute attr, hipFunction_t f)

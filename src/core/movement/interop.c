@@ -90,34 +90,7 @@ gp_status gp_event_get_native(const gp_event *event, gp_native_event *native)
     return st;
 }
 
-/* The alignment of an address, at most 16 (gp_buffer.align). */
-static unsigned align_of(uint64_t address)
-{
-    unsigned a = 1;
-    while (a < 16 && address % (2 * a) == 0) a *= 2;
-    return a;
-}
-
 /* A gp_buffer around a plugin buffer made by a wrap or register hook; frees impl on failure. */
-static gp_status adopt_buffer(gp_device *dev, void *impl, size_t bytes, gp_memory memory, unsigned align,
-                              gp_buffer **out)
-{
-    gp_buffer *b = calloc(1, sizeof *b);
-    if (!b) {
-        dev->be->buffer_destroy(dev->impl, impl);
-        return gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "no host memory for the buffer's handle");
-    }
-    b->be = dev->be;
-    b->dev = dev;
-    b->impl = impl;
-    b->size = bytes;
-    b->memory = memory;
-    b->align = align;
-    pthread_mutex_init(&b->map_lock, NULL);
-    *out = b;
-    return GP_SUCCESS;
-}
-
 int gp__same_gpu(gp_device *a, gp_device *b)
 {
     unsigned char ua[16], ub[16];
@@ -137,10 +110,10 @@ gp_status gp__buffer_share(gp_device *a, gp_device *b, size_t bytes, gp_buffer *
     int fd = -1;
     gp_buffer *first = NULL, *second = NULL;
     gp_status st = from->be->buffer_export(from->impl, bytes, &made, &fd);
-    if (st == GP_SUCCESS && (st = adopt_buffer(from, made, bytes, GP_MEMORY_DEVICE, 16, &first)) != GP_SUCCESS)
+    if (st == GP_SUCCESS && (st = gp__buffer_adopt(from, made, bytes, GP_MEMORY_DEVICE, 16, &first)) != GP_SUCCESS)
         close(fd); /* not handed on */
     if (st == GP_SUCCESS) st = to->be->buffer_import(to->impl, fd, bytes, &taken); /* takes fd */
-    if (st == GP_SUCCESS) st = adopt_buffer(to, taken, bytes, GP_MEMORY_DEVICE, 16, &second);
+    if (st == GP_SUCCESS) st = gp__buffer_adopt(to, taken, bytes, GP_MEMORY_DEVICE, 16, &second);
     if (st != GP_SUCCESS) {
         gp_buffer_destroy(first);
         return st;
@@ -167,8 +140,8 @@ gp_status gp_buffer_wrap(gp_device *device, const gp_native_buffer *native, gp_o
     gp_memory memory = GP_MEMORY_DEVICE;
     st = device->be->buffer_wrap(device->impl, native, ownership == GP_ADOPT, &impl, &bytes, &memory);
     /* An OpenCL buffer's base is aligned to CL_DEVICE_MEM_BASE_ADDR_ALIGN (at least 128 bytes). */
-    unsigned align = native->backend == GP_BACKEND_OPENCL ? 16 : align_of(native->device_ptr);
-    return st == GP_SUCCESS ? adopt_buffer(device, impl, bytes, memory, align, buffer) : st;
+    unsigned align = native->backend == GP_BACKEND_OPENCL ? 16 : gp__align_of(native->device_ptr);
+    return st == GP_SUCCESS ? gp__buffer_adopt(device, impl, bytes, memory, align, buffer) : st;
 }
 
 gp_status gp_buffer_register_host(gp_device *device, void *host, size_t bytes, gp_buffer **buffer)
@@ -179,7 +152,7 @@ gp_status gp_buffer_register_host(gp_device *device, void *host, size_t bytes, g
     NEED_HOOK(device, buffer_register, __func__);
     void *impl = NULL;
     gp_status st = device->be->buffer_register(device->impl, host, bytes, &impl);
-    return st == GP_SUCCESS ? adopt_buffer(device, impl, bytes, GP_MEMORY_PINNED, align_of((uintptr_t)host), buffer)
+    return st == GP_SUCCESS ? gp__buffer_adopt(device, impl, bytes, GP_MEMORY_PINNED, gp__align_of((uintptr_t)host), buffer)
                             : st;
 }
 

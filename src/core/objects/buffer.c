@@ -69,16 +69,51 @@ gp_status gp_buffer_create(gp_device *device, gp_memory memory, size_t bytes, gp
     return GP_SUCCESS;
 }
 
+/* The alignment of an address, at most 16 (gp_buffer.align). */
+unsigned gp__align_of(uint64_t address)
+{
+    unsigned a = 1;
+    while (a < 16 && address % (2 * a) == 0) a *= 2;
+    return a;
+}
+
+/* A gp_buffer around a plugin buffer (a wrap, register or program_global hook's); frees impl on failure. */
+gp_status gp__buffer_adopt(gp_device *dev, void *impl, size_t bytes, gp_memory memory, unsigned align, gp_buffer **out)
+{
+    gp_buffer *b = calloc(1, sizeof *b);
+    if (!b) {
+        dev->be->buffer_destroy(dev->impl, impl);
+        return gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "no host memory for the buffer's handle");
+    }
+    b->be = dev->be;
+    b->dev = dev;
+    b->impl = impl;
+    b->size = bytes;
+    b->memory = memory;
+    b->align = align;
+    pthread_mutex_init(&b->map_lock, NULL);
+    *out = b;
+    return GP_SUCCESS;
+}
+
 gp_status gp_buffer_destroy(gp_buffer *buffer)
 {
     if (!buffer) return GP_SUCCESS;
+    if (buffer->of_program)
+        return gp__fail(GP_ERROR_INVALID_ARGUMENT, "gp_buffer_destroy: the buffer is a program's __constant__ or "
+                        "__device__ variable (gp_program_get_global); it goes with the program");
+    gp__buffer_free(buffer);
+    return GP_SUCCESS;
+}
+
+void gp__buffer_free(gp_buffer *buffer)
+{
     if (atomic_load(&buffer->mapped)) gp_buffer_unmap(NULL, buffer);
     gp_buffer_destroy(buffer->pinned_for); /* unregistered before the memory goes */
     buffer->be->buffer_destroy(buffer->dev->impl, buffer->impl);
     atomic_fetch_sub(&buffer->dev->mem_used, buffer->counted);
     pthread_mutex_destroy(&buffer->map_lock);
     free(buffer);
-    return GP_SUCCESS;
 }
 
 gp_status gp_buffer_get_size(const gp_buffer *buffer, size_t *bytes)

@@ -20,7 +20,7 @@ static void declare(cc *c, const tok *name, const char *type, int space, int poi
 {
     if (c->nsyms == sizeof c->syms / sizeof c->syms[0]) return; /* past 256 names: the oldest still answer */
     sym *s = &c->syms[c->nsyms++];
-    s->name = name->p, s->n = name->n, s->space = space, s->pointer = pointer, s->depth = c->depth;
+    s->name = name->p, s->n = name->n, s->space = space, s->pointer = pointer, s->depth = c->depth, s->global = 0;
     snprintf(s->type, sizeof s->type, "%s", type);
 }
 
@@ -103,6 +103,60 @@ static int space_of(cc *c, size_t from, size_t to)
 
 static gp_status body(cc *c, size_t open, size_t close, int kernel);
 
+static int device_function(const cc *c, const tok *name)
+{
+    for (size_t k = 0; k < c->nfuncs; k++)
+        if (c->funcs[k]->n == name->n && memcmp(c->funcs[k]->p, name->p, name->n) == 0) return 1;
+    return 0;
+}
+
+/* The globals, as a call's last arguments (first: nothing before them) or a function's last
+ * parameters. */
+static void pass_globals(cc *c, int first, int line)
+{
+    for (size_t k = 0; k < c->ng; k++) {
+        gp__cc_puts_at(c, first && k == 0 ? "" : ",", line);
+        char text[96];
+        snprintf(text, sizeof text, "gp__g_%.*s", (int)c->g[k].n, c->g[k].name);
+        gp__cc_puts_at(c, text, line);
+    }
+}
+
+static void declare_globals(cc *c, int first, int line)
+{
+    for (size_t k = 0; k < c->ng; k++) {
+        const glob *g = &c->g[k];
+        char text[160];
+        snprintf(text, sizeof text, "%sGP_GLOBAL %s%s *gp__g_%.*s", first && k == 0 ? "" : ", ", g->constq ? "const " : "",
+                 g->type, (int)g->n, g->name);
+        gp__cc_puts_at(c, text, line);
+    }
+}
+
+/* A name kept as it is, but for qualifiers OpenCL has not, a global (its parameter) and a call to
+ * a __device__ function (which passes the globals on at its ')'). */
+static gp_status name(cc *c, size_t i)
+{
+    const tok *t = c->t, *k = &t[i];
+    if (is(k, "__forceinline__") || is(k, "__inline__") || is(k, "__noinline__") || is(k, "__host__") ||
+        is(k, "__device__"))
+        return GP_SUCCESS;
+    sym *s = lookup(c, k);
+    if (s && s->global && !is(&t[i - 1], ".") && !is(&t[i - 1], "->")) {
+        const glob *g = &c->g[s->global - 1];
+        char text[96];
+        snprintf(text, sizeof text, g->scalar ? "(*gp__g_%.*s)" : "gp__g_%.*s", (int)g->n, g->name);
+        gp__cc_puts_at(c, text, k->line);
+        return GP_SUCCESS;
+    }
+    if (c->ng && is(&t[i + 1], "(") && device_function(c, k)) {
+        if (c->npend == sizeof c->pend / sizeof c->pend[0]) return gp__cc_refuse(c, k->line, "calls nested too deep");
+        c->pend[c->npend++] = match(c, i + 1);
+    }
+    gp__cc_put(c, k->p, k->n, k->line);
+    return GP_SUCCESS;
+}
+
 /* The tokens from i up to end (not included), CUDA's names put into the dialect's. */
 static gp_status tokens(cc *c, size_t i, size_t end)
 {
@@ -111,8 +165,12 @@ static gp_status tokens(cc *c, size_t i, size_t end)
                                        "gp_local_size", "gridDim", "gp_num_groups"};
     while (i < end) {
         const tok *k = &t[i];
+        for (; c->npend && c->pend[c->npend - 1] == i; c->npend--) /* a call to a __device__ function */
+            pass_globals(c, is(&t[i - 1], "("), k->line);
         gp_status st = gp__cc_check_word(c, k);
         if (st != GP_SUCCESS) return st;
+        if (is(k, "__constant__"))
+            return gp__cc_refuse(c, k->line, "__constant__ inside a function (declare it at file scope)");
         if (k->kind == T_PP) {
             gp__cc_put_pp(c, k);
             i++;
@@ -170,12 +228,8 @@ static gp_status tokens(cc *c, size_t i, size_t end)
             i++;
             continue;
         }
-        if (is(k, "__forceinline__") || is(k, "__inline__") || is(k, "__noinline__") || is(k, "__host__") ||
-            is(k, "__device__")) {
-            i++;
-            continue;
-        }
-        gp__cc_put(c, k->p, k->n, k->line);
+        st = name(c, i);
+        if (st != GP_SUCCESS) return st;
         i++;
     }
     c->i = i; /* a name of several tokens may end past end */
@@ -313,6 +367,11 @@ static gp_status function(cc *c, size_t i, size_t paren, size_t *next)
                       "device)", (int)t[paren - 1].n, t[paren - 1].p);
     c->nsyms = 0;
     c->depth = 0;
+    for (size_t k = 0; k < c->ng; k++) {
+        tok name = {T_ID, 0, c->g[k].name, c->g[k].n};
+        declare(c, &name, c->g[k].type, S_GLOBAL, 1);
+        c->syms[c->nsyms - 1].global = (int)k + 1;
+    }
     char dyn[64], fixed[2048];
     size_t end = has_body ? match(c, close + 1) : close + 1;
     if (has_body && kernel) {
@@ -333,17 +392,21 @@ static gp_status function(cc *c, size_t i, size_t paren, size_t *next)
         k = c->i;
     }
     gp__cc_put(c, t[paren - 1].p, t[paren - 1].n, t[paren - 1].line);
-    gp_status st = params(c, paren, close);
-    if (st != GP_SUCCESS) return st;
     char *bar = strchr(dyn, '|');
+    int none = is(&t[close - 1], "(") || (is(&t[paren + 1], "void") && close == paren + 2); /* no parameters */
+    gp_status st = GP_SUCCESS;
+    if (none && (bar || c->ng)) gp__cc_puts_at(c, "(", t[paren].line); /* (void): the extras alone */
+    else st = params(c, paren, close);
+    if (st != GP_SUCCESS) return st;
     if (bar) {
         *bar = 0;
         char arg[96];
-        snprintf(arg, sizeof arg, "%sGP_LOCAL_ARG(%s, %s)", is(&t[close - 1], "(") ? "" : ", ", dyn, bar + 1);
+        snprintf(arg, sizeof arg, "%sGP_LOCAL_ARG(%s, %s)", none ? "" : ", ", dyn, bar + 1);
         gp__cc_puts_at(c, arg, t[close].line);
         tok name = {T_ID, 0, bar + 1, strlen(bar + 1)};
         declare(c, &name, dyn, S_LOCAL, 1);
     }
+    declare_globals(c, none && !bar, t[close].line);
     gp__cc_puts_at(c, ")", t[close].line);
     if (!has_body) {
         gp__cc_puts_at(c, ";", t[close + 1].line);
@@ -370,11 +433,80 @@ static gp_status function(cc *c, size_t i, size_t paren, size_t *next)
 }
 
 
+/* What follows __device__ at i: a function (its '(' comes before any ';', '=', '[' or '{'). */
+static int function_ahead(const cc *c, size_t i)
+{
+    for (; c->t[i].kind != T_EOF; i++) {
+        if (is(&c->t[i], "(")) return 1;
+        if (is(&c->t[i], ";") || is(&c->t[i], "=") || is(&c->t[i], "[") || is(&c->t[i], "{")) return 0;
+    }
+    return 0;
+}
+
+/* A file-scope __constant__ or __device__ variable at *at: a scalar or a one-dimensional array
+ * of a size the compiler knows (a number, a macro, an expression of them), without an
+ * initializer: the host sets it (gp_program_get_global). */
+static gp_status global_var(cc *c, size_t *at)
+{
+    const tok *t = c->t;
+    size_t i = *at;
+    int constq = 0;
+    for (; is(&t[i], "__constant__") || is(&t[i], "__device__"); i++) constq |= is(&t[i], "__constant__");
+    const char *what = constq ? "__constant__" : "__device__";
+    int line = t[*at].line;
+    decl d;
+    if (!decl_at(c, i, &d) || d.shared || d.ext) return gp__cc_refuse(c, line, "a %s declaration it cannot read", what);
+    if (d.pointer) return gp__cc_refuse(c, line, "a %s pointer (declare an array, T name[N])", what);
+    size_t end = d.name + 1, dims = 0;
+    for (; is(&t[end], "["); end = match(c, end) + 1) dims++;
+    if (dims > 1)
+        return gp__cc_refuse(c, line, "a %s array of %zu dimensions (declare it flat, T name[A * B])", what, dims);
+    if (is(&t[end], "="))
+        return gp__cc_refuse(c, line, "an initialized %s variable (set it from the host: RawModule.get_global, "
+                             "gp_program_get_global)", what);
+    if (!is(&t[end], ";") || (dims && end == d.name + 3) || t[d.name].n >= 56)
+        return gp__cc_refuse(c, line, "a %s declaration it cannot read (one variable, its size given, a name "
+                             "under 56 characters)", what);
+    if (c->ng == GP__MAX_GLOBALS)
+        return gp__cc_refuse(c, line, "more than %d __constant__ and __device__ variables", GP__MAX_GLOBALS);
+    glob *g = &c->g[c->ng++];
+    g->name = t[d.name].p, g->n = t[d.name].n, g->scalar = !dims, g->constq = constq;
+    g->dims = d.name + 2, g->dims_end = end - 1;
+    snprintf(g->type, sizeof g->type, "%s", d.type);
+    *at = end + 1;
+    return GP_SUCCESS;
+}
+
+/* The kernel gp__global_sizes: each global's bytes, as the device's compiler counts them. */
+static gp_status put_global_sizes(cc *c)
+{
+    int line = c->line;
+    c->nsyms = 0;
+    gp__cc_puts_at(c, "\nGP_KERNEL void gp__global_sizes(GP_GLOBAL ulong *gp__out)\n{\n", line);
+    for (size_t k = 0; k < c->ng; k++) {
+        char text[96];
+        snprintf(text, sizeof text, "gp__out[%zu] = (ulong)sizeof(%s)%s", k, c->g[k].type, c->g[k].scalar ? ";\n" : " * (");
+        gp__cc_puts_at(c, text, line);
+        if (c->g[k].scalar) continue;
+        gp_status st = tokens(c, c->g[k].dims, c->g[k].dims_end);
+        if (st != GP_SUCCESS) return st;
+        gp__cc_puts_at(c, ");\n", line);
+    }
+    gp__cc_puts_at(c, "}\n", line);
+    return GP_SUCCESS;
+}
+
 static gp_status translate(cc *c)
 {
     const tok *t = c->t;
     size_t i = 0;
     int extern_block = 0;
+    for (size_t k = 0; t[k].kind != T_EOF; k++) /* the __device__ functions, for their calls */
+        if (is(&t[k], "__device__") && function_ahead(c, k) && c->nfuncs < sizeof c->funcs / sizeof c->funcs[0]) {
+            size_t paren = k;
+            while (!is(&t[paren], "(")) paren++;
+            if (paren > k + 1) c->funcs[c->nfuncs++] = &t[paren - 1];
+        }
     while (t[i].kind != T_EOF) {
         gp_status st = gp__cc_check_word(c, &t[i]);
         if (st != GP_SUCCESS) return st;
@@ -409,6 +541,9 @@ static gp_status translate(cc *c)
             i = end + 1;
         } else if (is(&t[i], ";")) {
             i++;
+        } else if (is(&t[i], "__constant__") || (is(&t[i], "__device__") && !function_ahead(c, i))) {
+            st = global_var(c, &i);
+            if (st != GP_SUCCESS) return st;
         } else {
             size_t paren = i;
             while (t[paren].kind != T_EOF && !is(&t[paren], "(") && !is(&t[paren], ";") && !is(&t[paren], "=")) paren++;
@@ -419,16 +554,19 @@ static gp_status translate(cc *c)
             if (st != GP_SUCCESS) return st;
         }
     }
-    return GP_SUCCESS;
+    return c->ng ? put_global_sizes(c) : GP_SUCCESS;
 }
 
-gp_status gp__cuda_to_dialect(const char *source, char **out)
+gp_status gp__cuda_to_dialect(const char *source, char **out, gp__cuda_globals *globals)
 {
     cc *c = calloc(1, sizeof *c);
     if (!c) return gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "gp_program_create_cuda: no host memory");
     c->line = 1;
     gp_status st = gp__cc_tokenize(c, source);
     if (st == GP_SUCCESS) st = translate(c);
+    globals->n = st == GP_SUCCESS ? c->ng : 0;
+    for (size_t k = 0; k < globals->n; k++)
+        snprintf(globals->name[k], sizeof globals->name[k], "%.*s", (int)c->g[k].n, c->g[k].name);
     char *body_text = c->out;
     size_t body_len = c->len;
     int oom = c->oom;

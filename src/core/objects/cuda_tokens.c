@@ -184,7 +184,7 @@ gp_status gp__cc_check_word(cc *c, const tok *t)
                                       "this", "nullptr", "static_cast", "reinterpret_cast", "const_cast",
                                       "dynamic_cast", "constexpr", "auto", "decltype", "using", "throw", "try",
                                       "catch", "virtual", "friend", "::", "<<<", "__managed__", "texture", "surface",
-                                      "cudaTextureObject_t", "cudaSurfaceObject_t", "__constant__"};
+                                      "cudaTextureObject_t", "cudaSurfaceObject_t"};
     static const char *const warp[] = {"__shfl", "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync",
                                        "__shfl_xor_sync", "__ballot_sync", "__any_sync", "__all_sync", "__activemask",
                                        "__syncwarp", "warpSize", "__match_any_sync", "__reduce_add_sync"};
@@ -194,9 +194,8 @@ gp_status gp__cc_check_word(cc *c, const tok *t)
                                         "__syncthreads_and", "__syncthreads_or", "atomicAdd_block"};
     for (size_t k = 0; k < sizeof cxx / sizeof cxx[0]; k++)
         if (is(t, cxx[k]))
-            return gp__cc_refuse(c, t->line, strcmp(cxx[k], "__constant__") == 0 ? "__constant__ memory"
-                                      : strcmp(cxx[k], "<<<") == 0      ? "a kernel launch from device code"
-                                                                        : "the C++ construct '%s'",
+            return gp__cc_refuse(c, t->line, strcmp(cxx[k], "<<<") == 0 ? "a kernel launch from device code"
+                                                                    : "the C++ construct '%s'",
                           cxx[k]);
     for (size_t k = 0; k < sizeof warp / sizeof warp[0]; k++)
         if (is(t, warp[k]))

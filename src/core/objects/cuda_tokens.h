@@ -22,7 +22,18 @@ typedef struct {
     size_t n;
     char type[24]; /* the element type in the dialect's words */
     int space, pointer, depth;
+    int global; /* 1 + its index in cc.g for a file-scope __constant__ or __device__ variable, else 0 */
 } sym;
+
+/* A file-scope __constant__ or __device__ variable: on OpenCL, a buffer the program keeps and
+ * passes to each kernel and __device__ function as a last hidden parameter, gp__g_NAME. */
+typedef struct {
+    const char *name;
+    size_t n;
+    char type[24];
+    int scalar, constq;
+    size_t dims, dims_end; /* the tokens of its size, between [ and ] */
+} glob;
 
 typedef struct {
     tok *t;
@@ -38,6 +49,12 @@ typedef struct {
     size_t dyn_n;
     unsigned helpers;
     char why[256];
+    glob g[GP__MAX_GLOBALS];
+    size_t ng;
+    const tok *funcs[64]; /* the __device__ functions' names: calls to them pass the globals on */
+    size_t nfuncs;
+    size_t pend[64]; /* the closing ')' of such calls still to be written */
+    size_t npend;
 } cc;
 
 static inline int is(const tok *t, const char *s)

@@ -156,6 +156,75 @@ gp_status gp_program_create(gp_device *device, const char *source, const char *o
     return create(device, device->be->prelude, source, source, options, program);
 }
 
+static void program_release(gp_program *p);
+
+/* OpenCL: the bytes of each global, as the translation's kernel gp__global_sizes counts them. */
+static gp_status global_sizes(gp_program *p, gp_stream *stream, size_t n, uint64_t *bytes)
+{
+    gp_kernel *k = NULL;
+    gp_buffer *out = NULL;
+    size_t one = 1;
+    gp_status st = gp__kernel_create(p, "gp__global_sizes", 1, &k);
+    if (st == GP_SUCCESS) st = gp_buffer_create(p->dev, GP_MEMORY_DEVICE, n * sizeof *bytes, &out);
+    if (st == GP_SUCCESS) {
+        gp_arg arg = GP_BUFFER(out);
+        st = gp_kernel_launch(stream, k, 1, &one, &one, 1, &arg);
+    }
+    if (st == GP_SUCCESS) st = p->be->read(p->dev->impl, stream->impl, out->impl, 0, bytes, n * sizeof *bytes, 1);
+    gp_buffer_destroy(out);
+    gp_kernel_destroy(k);
+    return st;
+}
+
+/* The program's globals as buffers it keeps: the module's own on CUDA and HIP; on OpenCL new
+ * buffers, zeroed as CUDA zeroes its variables. */
+static gp_status make_globals(gp_program *p, const gp__cuda_globals *g, int opencl)
+{
+    if (!g->n) return GP_SUCCESS;
+    if (!opencl && !p->be->program_global)
+        return gp__fail(GP_ERROR_UNSUPPORTED, "gp_program_create_cuda: the %s plugin cannot find a program's "
+                        "__constant__ variables", p->dev->info.backend);
+    if (!(p->globals = calloc(g->n, sizeof *p->globals)))
+        return gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "gp_program_create_cuda: no host memory");
+    p->nglobals = g->n;
+    uint64_t bytes[GP__MAX_GLOBALS];
+    gp_stream *stream = NULL;
+    gp_status st = gp__stream_for(NULL, p->dev, "gp_program_create_cuda", &stream);
+    if (st == GP_SUCCESS && opencl) st = global_sizes(p, stream, g->n, bytes);
+    for (size_t k = 0; k < g->n && st == GP_SUCCESS; k++) {
+        struct gp__global *v = &p->globals[k];
+        snprintf(v->name, sizeof v->name, "%s", g->name[k]);
+        if (opencl) {
+            static const unsigned char zero = 0;
+            st = gp_buffer_create(p->dev, GP_MEMORY_DEVICE, (size_t)bytes[k], &v->buf);
+            if (st == GP_SUCCESS) st = p->be->fill(p->dev->impl, stream->impl, v->buf->impl, 0, (size_t)bytes[k], &zero, 1, 1);
+        } else {
+            void *impl = NULL;
+            size_t n = 0;
+            gp_native_buffer native = {0};
+            st = p->be->program_global(p->dev->impl, p->impl, v->name, &impl, &n);
+            if (st == GP_SUCCESS) p->be->native_buffer(p->dev->impl, impl, &native);
+            if (st == GP_SUCCESS) st = gp__buffer_adopt(p->dev, impl, n, GP_MEMORY_DEVICE, gp__align_of(native.device_ptr), &v->buf);
+        }
+        if (v->buf) v->buf->of_program = 1;
+    }
+    return st;
+}
+
+gp_status gp_program_get_global(gp_program *program, const char *name, gp_buffer **buffer)
+{
+    GP__CHECK_HANDLE(program, "program");
+    GP__CHECK_OUT(name, "name");
+    GP__CHECK_OUT(buffer, "buffer");
+    for (size_t k = 0; k < program->nglobals; k++)
+        if (strcmp(program->globals[k].name, name) == 0) {
+            *buffer = program->globals[k].buf;
+            return GP_SUCCESS;
+        }
+    return gp__fail(GP_ERROR_NOT_FOUND, "gp_program_get_global: the program has no __constant__ or __device__ "
+                    "variable named '%s'%s", name, program->nglobals ? "" : " (it has none)");
+}
+
 /* CUDA C: as written through NVRTC and hiprtc, translated to the dialect for OpenCL. Kernels read
  * their parameters from the translation on every backend; where only OpenCL's needs it, a
  * source the translation does not take still builds for CUDA and HIP, without those checks. */
@@ -166,7 +235,8 @@ gp_status gp_program_create_cuda(gp_device *device, const char *source, const ch
     GP__CHECK_OUT(program, "program");
     int opencl = strcmp(device->info.backend, "opencl") == 0;
     char *dialect = NULL;
-    gp_status st = gp__cuda_to_dialect(source, &dialect);
+    gp__cuda_globals globals;
+    gp_status st = gp__cuda_to_dialect(source, &dialect, &globals);
     if (st != GP_SUCCESS && (opencl || st == GP_ERROR_OUT_OF_HOST_MEMORY)) return st;
     char *written = opencl ? NULL : gp__cuda_without_includes(source);
     if (!opencl && !written) {
@@ -176,6 +246,10 @@ gp_status gp_program_create_cuda(gp_device *device, const char *source, const ch
     st = opencl ? create(device, device->be->prelude, dialect, dialect, options, program)
                 : create(device, "", written, dialect, options, program);
     if (st == GP_SUCCESS) (*program)->cuda_c = !opencl;
+    if (st == GP_SUCCESS && (st = make_globals(*program, &globals, opencl)) != GP_SUCCESS) {
+        program_release(*program);
+        *program = NULL;
+    }
     free(dialect);
     free(written);
     return st;
@@ -184,6 +258,9 @@ gp_status gp_program_create_cuda(gp_device *device, const char *source, const ch
 static void program_release(gp_program *p)
 {
     if (atomic_fetch_sub(&p->refs, 1) == 1) {
+        for (size_t k = 0; k < p->nglobals; k++)
+            if (p->globals[k].buf) gp__buffer_free(p->globals[k].buf);
+        free(p->globals);
         p->be->program_destroy(p->dev->impl, p->impl);
         free(p->source);
         free(p->options);
@@ -229,6 +306,10 @@ gp_status gp__kernel_create(gp_program *program, const char *name, size_t declar
     if (declared == (size_t)-1 && (!program->options || (opts && gp__parse_options(opts, words, &nwords) == GP_SUCCESS)))
         n = gp__parse_params(program->source, words, nwords, name, found, MAX_PARAMS, &readable);
     free(opts);
+    size_t hidden = 0; /* the program's globals, last */
+    while (readable && hidden < program->nglobals && hidden < n && strncmp(found[n - 1 - hidden].name, "gp__g_", 6) == 0)
+        hidden++;
+    if (program->cuda_c) n -= hidden, hidden = 0; /* as written, the kernel reads the module's own */
     size_t hint = declared != (size_t)-1 ? declared : readable ? n : (size_t)-1;
     k->props.nargs = hint;
     gp_status st = program->be->kernel_create(program->dev->impl, program->impl, name, &k->impl, &k->props);
@@ -247,6 +328,7 @@ gp_status gp__kernel_create(gp_program *program, const char *name, size_t declar
     }
     if (readable && n == k->props.nargs && n <= MAX_PARAMS && (k->params = malloc((n ? n : 1) * sizeof *found)))
         memcpy(k->params, found, n * sizeof *found);
+    if (hidden && k->props.nargs == n) k->props.nargs -= hidden, k->nglobals = hidden;
     k->be = program->be;
     k->dev = program->dev;
     k->program = program;
@@ -398,20 +480,21 @@ gp_status gp_kernel_launch(gp_stream *stream, gp_kernel *kernel, unsigned dims, 
                             global[d], d, (unsigned)(UINT32_MAX / loc[d] * loc[d]));
     }
 
-    /* The plugin sees its own buffer handles. */
+    /* The plugin sees its own buffer handles; on OpenCL the program's globals follow. */
+    size_t total = nargs + kernel->nglobals;
     gp_arg small[32], *plugin_args = small;
-    if (nargs > 32 && !(plugin_args = malloc(nargs * sizeof *plugin_args)))
-        return gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "gp_kernel_launch: no host memory for %zu arguments", nargs);
-    for (size_t i = 0; i < nargs; i++) {
-        plugin_args[i] = args[i];
-        if (args[i].kind == GP_ARG_BUFFER) plugin_args[i].buffer = (gp_buffer *)args[i].buffer->impl;
+    if (total > 32 && !(plugin_args = malloc(total * sizeof *plugin_args)))
+        return gp__fail(GP_ERROR_OUT_OF_HOST_MEMORY, "gp_kernel_launch: no host memory for %zu arguments", total);
+    for (size_t i = 0; i < total; i++) {
+        plugin_args[i] = i < nargs ? args[i] : GP_BUFFER(kernel->program->globals[i - nargs].buf);
+        if (plugin_args[i].kind == GP_ARG_BUFFER) plugin_args[i].buffer = (gp_buffer *)plugin_args[i].buffer->impl;
     }
     if (kernel->shared_tail && nargs) plugin_args[nargs - 1].kind = GP__ARG_SHARED;
     if (gp__debug_on("launch"))
         gp__debug("launch", "%s on %s:%zu: groups %zux%zux%zu of %zux%zux%zu", kernel->name, kernel->dev->info.backend,
                   kernel->dev->info.backend_index, groups[0], groups[1], groups[2], loc[0], loc[1], loc[2]);
     gp__trace_token *t = gp__trace_begin(stream);
-    st = kernel->be->launch(kernel->dev->impl, stream->impl, kernel->impl, dims, groups, loc, nargs, plugin_args);
+    st = kernel->be->launch(kernel->dev->impl, stream->impl, kernel->impl, dims, groups, loc, total, plugin_args);
     size_t work[3] = {global[0], dims > 1 ? global[1] : 1, dims > 2 ? global[2] : 1};
     gp__trace_end(t, st, "kernel", kernel->name, 0, 3, work);
     if (plugin_args != small) free(plugin_args);

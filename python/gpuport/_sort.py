@@ -1,0 +1,376 @@
+"""NumPy's sort, argsort, unique, median and searchsorted on the device: a stable least-significant-digit radix
+sort of 4-bit digits, in the kernel dialect (every backend). Keys are made unsigned integers that
+order as the values do (floats with their sign bit flipped, or all bits where negative; every
+NaN last, as NumPy puts them); each pass counts the digits of each tile of 4096 keys, scans the
+counts (digit-major, so that a digit's keys follow those of the digits below it) and scatters
+each key to its place, keeping the order of equal digits. Sorting along an axis of an N-D array
+sorts each row: the keys first, then, stably, the row each key belongs to."""
+import math
+
+import numpy as np
+
+from . import _elementwise as ew
+from ._array import asarray, empty, normalize_axis
+from ._primitives import Program, cumsum
+
+_SOURCE = r"""
+#define BINS 16
+#define THREADS 256
+#define TILE (THREADS * ITEMS)
+
+GP_FUNC K bits_of(T v) { union { T v; K k; } u; u.k = 0; u.v = v; return u.k; }
+GP_FUNC T of_bits(K k) { union { T v; K k; } u; u.k = k; return u.v; }
+
+/* The sort key of x: an unsigned integer of the same order (NaN above all; -0.0 below 0.0, so
+ * that a sort gives back each value's bits, unless zeros_equal). */
+GP_KERNEL void to_keys(GP_GLOBAL const T *x, GP_GLOBAL K *keys, uint n, int zeros_equal)
+{
+    GP_FOR(i, n) {
+        T v = x[i];
+#if FLOAT
+        K bits = zeros_equal && v == 0 ? 0 : bits_of(v); /* -0.0 as 0.0, for indices in NumPy's order */
+        keys[i] = isnan(v) ? (K)-1 : (bits >> (KBITS - 1)) ? ~bits : bits | ((K)1 << (KBITS - 1));
+#elif SIGNED
+        keys[i] = (K)v ^ ((K)1 << (KBITS - 1));
+#else
+        keys[i] = (K)v;
+#endif
+    }
+}
+
+GP_KERNEL void from_keys(GP_GLOBAL const K *keys, GP_GLOBAL T *x, uint n)
+{
+    GP_FOR(i, n) {
+        K k = keys[i];
+#if FLOAT
+        x[i] = (k >> (KBITS - 1)) ? of_bits(k ^ ((K)1 << (KBITS - 1))) : of_bits(~k);
+#elif SIGNED
+        x[i] = (T)(k ^ ((K)1 << (KBITS - 1)));
+#else
+        x[i] = (T)k;
+#endif
+    }
+}
+
+/* counts[d * tiles + b]: the keys of tile b whose digit at shift is d. */
+GP_KERNEL void radix_count(GP_GLOBAL const K *keys, GP_GLOBAL uint *counts, uint n, uint shift, uint tiles)
+{
+    GP_LOCAL uint c[BINS][THREADS];
+    uint t = gp_local_id(0), b = gp_group_id(0);
+    for (uint d = 0; d < BINS; d++) c[d][t] = 0;
+#pragma unroll
+    for (uint j = 0; j < ITEMS; j++) {
+        uint i = b * TILE + j * THREADS + t;
+        if (i < n) c[(uint)(keys[i] >> shift) & (BINS - 1)][t]++;
+    }
+    gp_barrier();
+    uint d = t / 16, s = t % 16, sum = 0;
+    for (uint k = 0; k < 16; k++) sum += c[d][s * 16 + k];
+    gp_barrier();
+    c[d][s] = sum;
+    gp_barrier();
+    if (t < BINS) {
+        uint total = 0;
+        for (uint k = 0; k < 16; k++) total += c[t][k];
+        counts[t * tiles + b] = total;
+    }
+}
+
+/* Each key of tile b to offsets[d * tiles + b] plus its rank among the tile's keys of digit d,
+ * its value along (the key's index, where first is 1). The tile is read into local memory as it
+ * lies; a work-item then takes ITEMS keys in a row (so that equal digits keep their order), ranks
+ * them, and puts them in their order in local memory, from where the tile is written out with
+ * neighbouring work-items writing neighbouring places. PAD(e) spreads a work-item's ITEMS keys
+ * over the banks of local memory. */
+#define PAD(e) ((e) + (e) / 32)
+GP_KERNEL void radix_scatter(GP_GLOBAL const K *keys, GP_GLOBAL K *out, GP_GLOBAL const uint *values,
+                             GP_GLOBAL uint *out_values, GP_GLOBAL const uint *offsets, uint n, uint shift,
+                             uint tiles, int first)
+{
+    GP_LOCAL uint c[BINS][THREADS];
+    GP_LOCAL uint sums[THREADS];
+    GP_LOCAL uint base[BINS];
+    GP_LOCAL K sk[PAD(TILE)];
+    GP_LOCAL uint sv[VALUES ? PAD(TILE) : 1];
+    uint t = gp_local_id(0), b = gp_group_id(0), tile = b * TILE;
+    uint valid = n - tile < TILE ? n - tile : TILE;
+    for (uint d = 0; d < BINS; d++) c[d][t] = 0;
+#pragma unroll
+    for (uint j = 0; j < ITEMS; j++) {
+        uint e = j * THREADS + t;
+        if (e < valid) {
+            sk[PAD(e)] = keys[tile + e];
+            if (VALUES) sv[PAD(e)] = first ? tile + e : values[tile + e];
+        }
+    }
+    gp_barrier();
+    K k[ITEMS];
+    uint v[VALUES ? ITEMS : 1];
+#pragma unroll
+    for (uint j = 0; j < ITEMS; j++) {
+        uint e = t * ITEMS + j;
+        k[j] = e < valid ? sk[PAD(e)] : 0;
+        if (VALUES) v[VALUES ? j : 0] = e < valid ? sv[PAD(e)] : 0;
+        if (e < valid) c[(uint)(k[j] >> shift) & (BINS - 1)][t]++;
+    }
+    gp_barrier();
+    /* the counts' exclusive scan, digit-major: work-item t takes 16 of them in a row */
+    uint d = t / 16, s = (t % 16) * 16, run = 0;
+    for (uint q = 0; q < 16; q++) run += c[d][s + q];
+    sums[t] = run;
+    gp_barrier();
+    for (uint step = 1; step < THREADS; step <<= 1) {
+        uint add = t >= step ? sums[t - step] : 0;
+        gp_barrier();
+        sums[t] += add;
+        gp_barrier();
+    }
+    uint prefix = sums[t] - run;
+    for (uint q = 0; q < 16; q++) {
+        uint count = c[d][s + q];
+        c[d][s + q] = prefix;
+        prefix += count;
+    }
+    gp_barrier();
+    if (t < BINS) base[t] = offsets[t * tiles + b] - c[t][0];
+    gp_barrier();
+#pragma unroll
+    for (uint j = 0; j < ITEMS; j++) /* each key to its place in the tile's order */
+        if (t * ITEMS + j < valid) {
+            uint at = c[(uint)(k[j] >> shift) & (BINS - 1)][t]++;
+            sk[at] = k[j];
+            if (VALUES) sv[at] = v[VALUES ? j : 0];
+        }
+    gp_barrier();
+#pragma unroll
+    for (uint j = 0; j < ITEMS; j++) {
+        uint e = j * THREADS + t;
+        if (e < valid) {
+            K key = sk[e];
+            uint at = base[(uint)(key >> shift) & (BINS - 1)] + e;
+            out[at] = key;
+            if (VALUES) out_values[at] = sv[e];
+        }
+    }
+}
+
+/* The row of each sorted element (its index over the row's length), the key of the second sort. */
+GP_KERNEL void rows_of(GP_GLOBAL const uint *index, GP_GLOBAL uint *rows, uint length, uint n)
+{
+    GP_FOR(i, n) rows[i] = index[i] / length;
+}
+"""
+_SEARCH = r"""
+/* NumPy's order, in which NaN is above every number. */
+#if FLOAT
+#define LESS(a, b) ((a) < (b) || (isnan(b) && !isnan(a)))
+#else
+#define LESS(a, b) ((a) < (b))
+#endif
+GP_KERNEL void searchsorted(GP_GLOBAL const T *a, GP_GLOBAL const T *v, GP_GLOBAL long *out, uint n, uint m, int right)
+{
+    GP_FOR(i, m) {
+        T x = v[i];
+        uint lo = 0, hi = n;
+        while (lo < hi) {
+            uint mid = lo + (hi - lo) / 2;
+            if (right ? !LESS(x, a[mid]) : LESS(a[mid], x)) lo = mid + 1;
+            else hi = mid;
+        }
+        out[i] = (long)lo;
+    }
+}
+"""
+_programs = {}
+_KEYS = {4: "uint", 8: "ulong"}
+
+
+def _kernels(dtype, values, dev):
+    """The sort's kernels for keys of dtype (None: plain uint keys), with values or not."""
+    key = (dev.spec, dtype, values)
+    if key not in _programs:
+        size = dtype.itemsize if dtype is not None else 4
+        k = _KEYS[max(size, 4)]
+        t = {"f4": "float", "f8": "double", "i4": "int", "u4": "uint", "i8": "long", "u8": "ulong", "i2": "short",
+             "u2": "ushort", "i1": "char", "u1": "uchar", "b1": "uchar"}[dtype.str[1:] if dtype is not None else "u4"]
+        kind = dtype.kind if dtype is not None else "u"
+        items = 16 if size <= 4 and not values else 8  # local memory: a tile of keys (and values) under 48 KiB
+        opts = "-DT=%s -DK=%s -DKBITS=%d -DFLOAT=%d -DSIGNED=%d -DVALUES=%d -DITEMS=%d" % (
+            t, k, 8 * max(size, 4), kind == "f", kind == "i", int(values), items)
+        p = Program(_SOURCE, opts, device=dev)
+        _programs[key] = {n: p.kernel(n) for n in ("to_keys", "from_keys", "radix_count", "radix_scatter", "rows_of")}
+        _programs[key]["tile"] = 256 * items
+    return _programs[key]
+
+
+def _radix(keys, bits, values, kernels, stream):
+    """Sorts keys (uint or ulong, contiguous) by their low bits, carrying values: a uint array,
+    True (the keys' indices, made by the first pass) or None. Returns the sorted keys and values."""
+    n, dev = keys.size, keys.device
+    tiles = -(-n // kernels["tile"])
+    counts = empty(16 * tiles, np.uint32, dev)
+    other, carry, first = empty(n, keys.dtype, dev), values is not None, values is True
+    if first:
+        values = empty(n, np.uint32, dev)  # not read: the first pass writes the indices
+    other_values = empty(n, np.uint32, dev) if carry else counts
+    values = values if carry else counts  # (not used without VALUES)
+    for shift in range(0, bits, 4):
+        kernels["radix_count"](keys, counts, n, shift, tiles, global_size=tiles * 256, local_size=256, stream=stream)
+        offsets = cumsum(counts, exclusive=True, stream=stream)
+        kernels["radix_scatter"](keys, other, values, other_values, offsets, n, shift, tiles, int(first and shift == 0),
+                                 global_size=tiles * 256, local_size=256, stream=stream)
+        keys, other = other, keys
+        if carry:
+            values, other_values = other_values, values
+    return keys, values if carry else None
+
+
+def _sorted(x, want_index, stream=None):
+    """x (1-D or N-D, sorted along its last axis) sorted, and the indices along that axis that
+    sort it (int64), where want_index."""
+    if x.dtype.kind not in "biuf" or x.dtype.itemsize > 8:
+        raise TypeError("gpuport.sort: takes bool, integer and float arrays, not %s" % x.dtype)
+    n, dev = x.size, x.device
+    if n >= 1 << 32:
+        raise ValueError("gpuport.sort: takes arrays of fewer than 2^32 elements")
+    x = x if x.contiguous and not x._off else x.copy()
+    length = x.shape[-1] if x.ndim else 1
+    rows = n // length if length else 0
+    kern = _kernels(x.dtype, want_index or rows > 1, dev)
+    keys = empty(n, np.uint32 if x.dtype.itemsize <= 4 else np.uint64, dev)
+    if n == 0:
+        return x.copy(), (empty(x.shape, np.int64, dev) if want_index else None)
+    kern["to_keys"](x, keys, n, int(want_index), global_size=n, stream=stream)
+    keys, index = _radix(keys, 8 * keys.itemsize, True if want_index or rows > 1 else None, kern, stream)
+    if rows > 1:  # then stably by row: each row's keys together, in their order
+        row = empty(n, np.uint32, dev)
+        kern["rows_of"](index, row, length, n, global_size=n, stream=stream)
+        _, index = _radix(row, 4 * math.ceil(math.log2(rows) / 4), index, _kernels(None, True, dev), stream)
+        flat = x.reshape(n)
+        out = flat[index.astype(np.int64)].reshape(x.shape)
+        if want_index:  # the index within the row
+            index = ew.remainder(index, length)
+    elif want_index and x.dtype.kind == "f":  # its keys took -0.0 as 0.0: the values themselves
+        out = x.reshape(n)[index.astype(np.int64)].reshape(x.shape)
+    else:
+        out = empty(x.shape, x.dtype, dev)
+        kern["from_keys"](keys, out, n, global_size=n, stream=stream)
+    return out, (index.astype(np.int64).reshape(x.shape) if want_index else None)
+
+
+def _along(a, axis, want_index, back=True):
+    """a sorted along axis (None: flattened), and the indices that sort it where want_index; the
+    axis is moved last for the sort, and back unless back is False."""
+    x = asarray(a)
+    if axis is None:
+        return _sorted(x.ravel(), want_index)
+    if x.ndim == 0:
+        raise getattr(np, "exceptions", np).AxisError(axis, 0)
+    ax = normalize_axis(axis, x.ndim)
+    if ax == x.ndim - 1:
+        return _sorted(x, want_index)
+    order = [d for d in range(x.ndim) if d != ax] + [ax]
+    out, index = _sorted(x.transpose(order), want_index)
+    if back:
+        undo = list(np.argsort(order))
+        out = out.transpose(undo).copy()
+        index = index.transpose(undo).copy() if index is not None else None
+    return out, index
+
+
+def _check_kind(kind, order, what):
+    if order is not None:
+        raise NotImplementedError("gpuport.%s: order= (fields of structured arrays) is not supported" % what)
+    if kind not in (None, "quicksort", "mergesort", "heapsort", "stable"):
+        raise ValueError("gpuport.%s: kind %r is not one of quicksort, mergesort, heapsort, stable" % (what, kind))
+
+
+def sort(a, axis=-1, kind=None, order=None):
+    """NumPy's sort: a sorted copy (along axis; None: flattened), NaN last; always stable."""
+    _check_kind(kind, order, "sort")
+    return _along(a, axis, False)[0]
+
+
+def argsort(a, axis=-1, kind=None, order=None):
+    """NumPy's argsort: the int64 indices that sort a along axis (stable: equal values keep their order)."""
+    _check_kind(kind, order, "argsort")
+    return _along(a, axis, True)[1]
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True):
+    """NumPy's unique of the flattened array: the sorted distinct values, and as asked the index
+    of each one's first occurrence, the inverse (ar's values as indices into them) and counts."""
+    if axis is not None:
+        raise NotImplementedError("gpuport.unique: axis= is not supported (the flattened array only)")
+    x = asarray(ar).ravel()
+    s, perm = _along(x, None, True)
+    n = s.size
+    first = empty(n, np.bool_, x.device)
+    if n:
+        first[:1] = True
+        first[1:] = ew.not_equal(s[1:], s[:-1])
+        if equal_nan and s.dtype.kind == "f":  # NaNs, all at the end, are one value
+            first[1:] = ew.logical_and(first[1:], ew.logical_not(ew.isnan(s[:-1])))
+    out = [s[first]]
+    if return_index:
+        out.append(perm[first])
+    if return_inverse:
+        inverse = empty(n, np.int64, x.device)
+        inverse[perm] = ew.subtract(cumsum(first.astype(np.int64)), 1)
+        out.append(inverse.reshape(np.shape(ar)) if np.ndim(ar) > 1 else inverse)
+    if return_counts:
+        starts = first.nonzero()[0]
+        ends = empty(starts.size, np.int64, x.device)
+        ends[:-1] = starts[1:]
+        ends[-1:] = n
+        out.append(ew.subtract(ends, starts))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """NumPy's median: the middle of the sorted values (the mean of the two middle ones), NaN where
+    there is a NaN."""
+    if out is not None:
+        raise NotImplementedError("gpuport.median: out= is not supported")
+    x = asarray(a)
+    s = _along(x, axis, False, back=False)[0]
+    m = s.shape[-1] if s.ndim else 0
+    if m == 0:
+        raise ValueError("gpuport.median: of an empty array")
+    lo, hi = s[..., (m - 1) // 2], s[..., m // 2]
+    mid = ew.multiply(ew.add(lo, hi), 0.5)
+    if s.dtype.kind == "f":  # NaN, sorted last, where there is one
+        mid = ew.where(ew.isnan(s[..., -1]), s[..., -1], mid).astype(s.dtype)
+    if keepdims:
+        axes = range(x.ndim) if axis is None else [normalize_axis(axis, x.ndim)]
+        mid = mid.reshape(tuple(1 if d in axes else n for d, n in enumerate(x.shape)))
+    return mid
+
+
+def searchsorted(a, v, side="left", sorter=None):
+    """NumPy's searchsorted: where each of v would go in the sorted 1-D a (side "left": before
+    equal values, "right": after them), as int64; NaN sorts above every number, as NumPy's."""
+    if side not in ("left", "right"):
+        raise ValueError("gpuport.searchsorted: side is 'left' or 'right', not %r" % (side,))
+    a = asarray(a)
+    if a.ndim != 1:
+        raise ValueError("gpuport.searchsorted: a must be 1-D, not of shape %s" % (a.shape,))
+    if sorter is not None:
+        a = a[asarray(sorter, device=a.device)]
+    scalar = np.ndim(v) == 0 and not hasattr(v, "device")
+    v = asarray(v, device=a.device)
+    dtype = np.result_type(a.dtype, v.dtype)
+    if dtype.kind not in "iuf" or a.size >= 1 << 32 or v.size >= 1 << 32:
+        raise TypeError("gpuport.searchsorted: takes integer and float arrays of fewer than 2^32 elements, not %s"
+                        % dtype)
+    a, flat = (x.astype(dtype) if x.dtype != dtype or not x.contiguous or x._off else x for x in (a, v.ravel()))
+    key = (a.device.spec, dtype, "search")
+    if key not in _programs:
+        t = {"f4": "float", "f8": "double", "i4": "int", "u4": "uint", "i8": "long", "u8": "ulong", "i2": "short",
+             "u2": "ushort", "i1": "char", "u1": "uchar"}[dtype.str[1:]]
+        p = Program(_SEARCH, "-DT=%s -DFLOAT=%d" % (t, dtype.kind == "f"), device=a.device)
+        _programs[key] = p.kernel("searchsorted")
+    out = empty(v.shape, np.int64, a.device)
+    if v.size:
+        _programs[key](a, flat, out, a.size, v.size, int(side == "right"), global_size=v.size)
+    return out.reshape(()) if scalar else out
