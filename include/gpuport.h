@@ -410,7 +410,7 @@ GP_API gp_status gp_program_create_cuda(gp_device *device, const char *source, c
  * then. The program owns the buffer (gp_buffer_destroy refuses it); it is valid while the program
  * or one of its kernels lives. CUDA and HIP give the module's own variable; on OpenCL it is a
  * buffer that each of the program's kernels takes as hidden last arguments. GP_ERROR_NOT_FOUND
- * when there is no such variable. */
+ * when there is no such variable (or, on CUDA and HIP, the compiler left out one no kernel uses). */
 GP_API gp_status gp_program_get_global(gp_program *program, const char *name, gp_buffer **buffer);
 
 /** Where a program's binary came from. */

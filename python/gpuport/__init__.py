@@ -37,7 +37,7 @@ from ._products import dot, inner, matmul, outer, vdot
 from ._raw import RawKernel, RawModule
 from ._ranges import arange, eye, identity, linspace
 from ._cupy_kernels import ElementwiseKernel, ReductionKernel
-from . import _signal
+from . import _ndimage, _signal
 from ._signal import convolve, correlate
 from ._sort import argsort, median, searchsorted, sort, unique
 from ._primitives import Kernel, Program, cummax, cummin, cumsum, local, stencil
@@ -71,7 +71,10 @@ def _namespace(name, doc, **names):
 
 scipy = _namespace("gpuport.scipy", "SciPy's functions on the device, as CuPy's cupyx.scipy has them.",
                    signal=_namespace("gpuport.scipy.signal", "SciPy's signal: convolve2d, correlate2d.",
-                                     convolve2d=_signal.convolve2d, correlate2d=_signal.correlate2d))
+                                     convolve2d=_signal.convolve2d, correlate2d=_signal.correlate2d),
+                   ndimage=_namespace("gpuport.scipy.ndimage", "SciPy's ndimage: label, sum_labels, center_of_mass.",
+                                      label=_ndimage.label, sum_labels=_ndimage.sum_labels,
+                                      center_of_mass=_ndimage.center_of_mass))
 
 
 def version():

@@ -146,8 +146,12 @@ class MemoryPool:
         with _pool.lock:
             return sum(len(h) for (s, _), h in _pool.free.items() if s == spec)
 
-    def free_all_blocks(self):
+    def free_all_blocks(self, stream=None):
         free_memory(_device())
+
+    def malloc(self, nbytes):
+        """CuPy's allocator interface: nbytes of the current device, as a MemoryPointer."""
+        return empty(int(nbytes), np.uint8).data
 
 
 def get_default_memory_pool():

@@ -6,12 +6,9 @@ import numpy as np
 from . import _elementwise as ew
 from . import _reduction as red
 from ._array import CTYPES, asarray, empty
+from ._cupy_kernels import _C_TYPES
 from ._primitives import Program
 from ._raw import RawKernel
-
-_C_NAMES = {"f4": "float", "f8": "double", "i4": "int", "u4": "unsigned int", "i8": "long long",
-            "u8": "unsigned long long", "i2": "short", "u2": "unsigned short", "i1": "signed char",
-            "u1": "unsigned char", "b1": "bool"}
 
 _HISTOGRAM = r"""
 GP_KERNEL void histogram(GP_GLOBAL const T *x, GP_GLOBAL const E *edges, GP_GLOBAL uint *counts, uint nbins,
@@ -101,7 +98,7 @@ def _add_weights(bins, w, nbins):
     sums = asarray(np.zeros(nbins, np.float64 if floats else np.uint64), device=w.device)  # 2's complement
     key = (w.device.spec, w.dtype, "weights")
     if key not in _programs:
-        source = _WEIGHTED.replace("WEIGHT_T", _C_NAMES[w.dtype.str[1:]]).replace(
+        source = _WEIGHTED.replace("WEIGHT_T", _C_TYPES[w.dtype.name]).replace(
             "SUM_T", "double" if floats else "unsigned long long")
         _programs[key] = RawKernel(source, "add_weights")
     if w.size:

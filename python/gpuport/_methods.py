@@ -132,6 +132,8 @@ class _Computing:
     def dot(self, other): return dot(self, other)
     def clip(self, a_min=None, a_max=None): return ew.clip(self, a_min, a_max)
 
+    def compress(self, condition, axis=None): return masks.compress(condition, self, axis)
+
     # sorting (_sort)
     def argsort(self, axis=-1, kind=None, order=None): return _sort.argsort(self, axis, kind, order)
 

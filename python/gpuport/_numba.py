@@ -11,8 +11,8 @@ import threading
 import numpy as np
 
 from . import _jit, _jit_c
-from ._array import Array, MemoryPointer, _wrap_cuda, asarray, check_dtype, empty, off_default_stream
-from ._device import Event, Stream, _Cuda, _handle_out, device as _device, devices
+from ._array import Array, MemoryPointer, MemoryPool, _wrap_cuda, asarray, check_dtype, empty, off_default_stream
+from ._device import Event, Stream, _Cuda, _handle_out, device as _device, devices, get_current_stream
 from ._ffi import CONSTANTS as _C, RECORDS as _R, OutOfMemoryError, check as _check, lib as _lib
 from ._primitives import Program
 
@@ -454,10 +454,6 @@ class _NumbaCuda(_Cuda):
         return _host_array("GP_MEMORY_MAPPED", ary.shape, ary.dtype)
 
     @staticmethod
-    def stream():
-        return Stream()
-
-    @staticmethod
     def default_stream():
         return Stream.null
 
@@ -521,6 +517,40 @@ def alloc_pinned_memory(nbytes):
     return memory
 
 
-_NumbaCuda.runtime, _NumbaCuda.memory = _Runtime(), _Memory()
+class _StreamModule:
+    """cuda.stream: Numba's function (cuda.stream() makes a stream) and CuPy's module
+    (cuda.stream.Stream, cuda.stream.Event, cuda.stream.get_current_stream) at once."""
+
+    Stream, Event = Stream, Event
+
+    def __call__(self):
+        return Stream()
+
+    @staticmethod
+    def get_current_stream():
+        return get_current_stream()
+
+
+class PinnedMemoryPool:
+    """CuPy's PinnedMemoryPool: malloc(nbytes) gives page-locked host memory (alloc_pinned_memory)."""
+
+    @staticmethod
+    def malloc(nbytes):
+        return alloc_pinned_memory(nbytes)
+
+
+def _set_allocator(allocator=None, what="set_allocator", pool=MemoryPool):
+    """CuPy's allocator settings: gpuport's own pool is the allocator, so only its own (a pool's
+    malloc) or None is taken."""
+    if allocator is not None and getattr(allocator, "__qualname__", None) != pool.__name__ + ".malloc":
+        raise NotImplementedError("gpuport.cuda.%s: gpuport allocates from its own pool; pass None or %s().malloc"
+                                  % (what, pool.__name__))
+
+
+_NumbaCuda.runtime, _NumbaCuda.memory, _NumbaCuda.stream = _Runtime(), _Memory(), _StreamModule()
 _NumbaCuda.alloc_pinned_memory = staticmethod(alloc_pinned_memory)
+_NumbaCuda.MemoryPool, _NumbaCuda.PinnedMemoryPool = MemoryPool, PinnedMemoryPool
+_NumbaCuda.set_allocator = staticmethod(lambda allocator=None: _set_allocator(allocator))
+_NumbaCuda.set_pinned_memory_allocator = staticmethod(
+    lambda allocator=None: _set_allocator(allocator, "set_pinned_memory_allocator", PinnedMemoryPool))
 cuda = _NumbaCuda()

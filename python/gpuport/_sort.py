@@ -10,12 +10,13 @@ import math
 import numpy as np
 
 from . import _elementwise as ew
-from ._array import asarray, empty, normalize_axis
+from ._array import CTYPES, asarray, empty, normalize_axis
 from ._primitives import Program, cumsum
 
 _SOURCE = r"""
 #define BINS 16
 #define THREADS 256
+#define ITEMS 16
 #define TILE (THREADS * ITEMS)
 
 GP_FUNC K bits_of(T v) { union { T v; K k; } u; u.k = 0; u.v = v; return u.k; }
@@ -76,13 +77,9 @@ GP_KERNEL void radix_count(GP_GLOBAL const K *keys, GP_GLOBAL uint *counts, uint
     }
 }
 
-/* Each key of tile b to offsets[d * tiles + b] plus its rank among the tile's keys of digit d,
- * its value along (the key's index, where first is 1). The tile is read into local memory as it
- * lies; a work-item then takes ITEMS keys in a row (so that equal digits keep their order), ranks
- * them, and puts them in their order in local memory, from where the tile is written out with
- * neighbouring work-items writing neighbouring places. PAD(e) spreads a work-item's ITEMS keys
- * over the banks of local memory. */
-#define PAD(e) ((e) + (e) / 32)
+/* Each key of tile b to offsets[d * tiles + b] plus its rank among the tile's keys of digit d;
+ * a work-item takes ITEMS keys in a row, so that equal digits keep their order. Its value goes
+ * along (the key's index, where first is 1). */
 GP_KERNEL void radix_scatter(GP_GLOBAL const K *keys, GP_GLOBAL K *out, GP_GLOBAL const uint *values,
                              GP_GLOBAL uint *out_values, GP_GLOBAL const uint *offsets, uint n, uint shift,
                              uint tiles, int first)
@@ -90,28 +87,13 @@ GP_KERNEL void radix_scatter(GP_GLOBAL const K *keys, GP_GLOBAL K *out, GP_GLOBA
     GP_LOCAL uint c[BINS][THREADS];
     GP_LOCAL uint sums[THREADS];
     GP_LOCAL uint base[BINS];
-    GP_LOCAL K sk[PAD(TILE)];
-    GP_LOCAL uint sv[VALUES ? PAD(TILE) : 1];
-    uint t = gp_local_id(0), b = gp_group_id(0), tile = b * TILE;
-    uint valid = n - tile < TILE ? n - tile : TILE;
+    uint t = gp_local_id(0), b = gp_group_id(0), start = b * TILE + t * ITEMS;
     for (uint d = 0; d < BINS; d++) c[d][t] = 0;
-#pragma unroll
-    for (uint j = 0; j < ITEMS; j++) {
-        uint e = j * THREADS + t;
-        if (e < valid) {
-            sk[PAD(e)] = keys[tile + e];
-            if (VALUES) sv[PAD(e)] = first ? tile + e : values[tile + e];
-        }
-    }
-    gp_barrier();
     K k[ITEMS];
-    uint v[VALUES ? ITEMS : 1];
 #pragma unroll
     for (uint j = 0; j < ITEMS; j++) {
-        uint e = t * ITEMS + j;
-        k[j] = e < valid ? sk[PAD(e)] : 0;
-        if (VALUES) v[VALUES ? j : 0] = e < valid ? sv[PAD(e)] : 0;
-        if (e < valid) c[(uint)(k[j] >> shift) & (BINS - 1)][t]++;
+        k[j] = start + j < n ? keys[start + j] : 0;
+        if (start + j < n) c[(uint)(k[j] >> shift) & (BINS - 1)][t]++;
     }
     gp_barrier();
     /* the counts' exclusive scan, digit-major: work-item t takes 16 of them in a row */
@@ -120,36 +102,27 @@ GP_KERNEL void radix_scatter(GP_GLOBAL const K *keys, GP_GLOBAL K *out, GP_GLOBA
     sums[t] = run;
     gp_barrier();
     for (uint step = 1; step < THREADS; step <<= 1) {
-        uint add = t >= step ? sums[t - step] : 0;
+        uint v = t >= step ? sums[t - step] : 0;
         gp_barrier();
-        sums[t] += add;
+        sums[t] += v;
         gp_barrier();
     }
     uint prefix = sums[t] - run;
     for (uint q = 0; q < 16; q++) {
-        uint count = c[d][s + q];
+        uint v = c[d][s + q];
         c[d][s + q] = prefix;
-        prefix += count;
+        prefix += v;
     }
     gp_barrier();
     if (t < BINS) base[t] = offsets[t * tiles + b] - c[t][0];
     gp_barrier();
 #pragma unroll
-    for (uint j = 0; j < ITEMS; j++) /* each key to its place in the tile's order */
-        if (t * ITEMS + j < valid) {
-            uint at = c[(uint)(k[j] >> shift) & (BINS - 1)][t]++;
-            sk[at] = k[j];
-            if (VALUES) sv[at] = v[VALUES ? j : 0];
-        }
-    gp_barrier();
-#pragma unroll
     for (uint j = 0; j < ITEMS; j++) {
-        uint e = j * THREADS + t;
-        if (e < valid) {
-            K key = sk[e];
-            uint at = base[(uint)(key >> shift) & (BINS - 1)] + e;
-            out[at] = key;
-            if (VALUES) out_values[at] = sv[e];
+        if (start + j < n) {
+            uint digit = (uint)(k[j] >> shift) & (BINS - 1);
+            uint at = base[digit] + c[digit][t]++;
+            out[at] = k[j];
+            if (VALUES) out_values[at] = first ? start + j : values[start + j];
         }
     }
 }
@@ -181,6 +154,7 @@ GP_KERNEL void searchsorted(GP_GLOBAL const T *a, GP_GLOBAL const T *v, GP_GLOBA
     }
 }
 """
+_TILE = 256 * 16
 _programs = {}
 _KEYS = {4: "uint", 8: "ulong"}
 
@@ -191,15 +165,12 @@ def _kernels(dtype, values, dev):
     if key not in _programs:
         size = dtype.itemsize if dtype is not None else 4
         k = _KEYS[max(size, 4)]
-        t = {"f4": "float", "f8": "double", "i4": "int", "u4": "uint", "i8": "long", "u8": "ulong", "i2": "short",
-             "u2": "ushort", "i1": "char", "u1": "uchar", "b1": "uchar"}[dtype.str[1:] if dtype is not None else "u4"]
+        t = CTYPES[dtype] if dtype is not None else "uint"
         kind = dtype.kind if dtype is not None else "u"
-        items = 16 if size <= 4 and not values else 8  # local memory: a tile of keys (and values) under 48 KiB
-        opts = "-DT=%s -DK=%s -DKBITS=%d -DFLOAT=%d -DSIGNED=%d -DVALUES=%d -DITEMS=%d" % (
-            t, k, 8 * max(size, 4), kind == "f", kind == "i", int(values), items)
+        opts = "-DT=%s -DK=%s -DKBITS=%d -DFLOAT=%d -DSIGNED=%d -DVALUES=%d" % (
+            t, k, 8 * max(size, 4), kind == "f", kind == "i", int(values))
         p = Program(_SOURCE, opts, device=dev)
         _programs[key] = {n: p.kernel(n) for n in ("to_keys", "from_keys", "radix_count", "radix_scatter", "rows_of")}
-        _programs[key]["tile"] = 256 * items
     return _programs[key]
 
 
@@ -207,7 +178,7 @@ def _radix(keys, bits, values, kernels, stream):
     """Sorts keys (uint or ulong, contiguous) by their low bits, carrying values: a uint array,
     True (the keys' indices, made by the first pass) or None. Returns the sorted keys and values."""
     n, dev = keys.size, keys.device
-    tiles = -(-n // kernels["tile"])
+    tiles = -(-n // _TILE)
     counts = empty(16 * tiles, np.uint32, dev)
     other, carry, first = empty(n, keys.dtype, dev), values is not None, values is True
     if first:
@@ -366,9 +337,7 @@ def searchsorted(a, v, side="left", sorter=None):
     a, flat = (x.astype(dtype) if x.dtype != dtype or not x.contiguous or x._off else x for x in (a, v.ravel()))
     key = (a.device.spec, dtype, "search")
     if key not in _programs:
-        t = {"f4": "float", "f8": "double", "i4": "int", "u4": "uint", "i8": "long", "u8": "ulong", "i2": "short",
-             "u2": "ushort", "i1": "char", "u1": "uchar"}[dtype.str[1:]]
-        p = Program(_SEARCH, "-DT=%s -DFLOAT=%d" % (t, dtype.kind == "f"), device=a.device)
+        p = Program(_SEARCH, "-DT=%s -DFLOAT=%d" % (CTYPES[dtype], dtype.kind == "f"), device=a.device)
         _programs[key] = p.kernel("searchsorted")
     out = empty(v.shape, np.int64, a.device)
     if v.size:

@@ -39,6 +39,15 @@ def test_elementwise_kernel_cupy_forms(dev):
     assert fill(out, size=5) is None and out.get().tolist() == [0, 3, 6, 9, 12, 0, 0, 0, 0]
 
 
+def test_abs_of_floats_and_integers(dev):
+    """CUDA's abs takes floats too (C++ overloads), as CuPy's examples use it; OpenCL's takes integers only."""
+    k = gp.ElementwiseKernel("T x", "T y", "y = abs(x) + abs(-3)", "absolute")
+    with dev:
+        for dtype in (np.float32, np.float64, np.int32, np.int64):
+            x = np.array([-2.5, -1, 0, 1.5, 7], dtype=dtype)
+            np.testing.assert_array_equal(k(gp.asarray(x)).get(), np.abs(x) + 3)
+
+
 def test_elementwise_kernel_refusals(dev):
     gx = gp.arange(4, dtype=np.float32, device=dev)
     with pytest.raises(ValueError, match="cannot read the parameter 'float32'"):

@@ -214,7 +214,7 @@ const char *gp__cc_renamed(const tok *t)
         {"__syncthreads", "gp_barrier"}, {"sinf", "sin"}, {"cosf", "cos"}, {"tanf", "tan"}, {"expf", "exp"},
         {"exp2f", "exp2"}, {"exp10f", "exp10"}, {"logf", "log"}, {"log2f", "log2"}, {"log10f", "log10"},
         {"log1pf", "log1p"}, {"expm1f", "expm1"}, {"sqrtf", "sqrt"}, {"rsqrtf", "rsqrt"}, {"cbrtf", "cbrt"},
-        {"powf", "pow"}, {"fabsf", "fabs"}, {"fmaxf", "fmax"}, {"fminf", "fmin"}, {"fmodf", "fmod"},
+        {"powf", "pow"}, {"fabsf", "fabs"}, {"abs", "GP__CU_ABS"}, {"fmaxf", "fmax"}, {"fminf", "fmin"}, {"fmodf", "fmod"},
         {"floorf", "floor"}, {"ceilf", "ceil"}, {"truncf", "trunc"}, {"roundf", "round"}, {"rintf", "rint"},
         {"atan2f", "atan2"}, {"atanf", "atan"}, {"asinf", "asin"}, {"acosf", "acos"}, {"sinhf", "sinh"},
         {"coshf", "cosh"}, {"tanhf", "tanh"}, {"asinhf", "asinh"}, {"acoshf", "acosh"}, {"atanhf", "atanh"},
@@ -303,6 +303,8 @@ void gp__cc_put_helpers(cc *c)
         "    do { seen = old; old = atomic_cmpxchg(p, seen, seen == 0 || seen > v ? v : seen - 1); }"
         " while (old != seen);\n    return old;%.0s%.0s\n}\n"};
     char fn[1024];
+    /* CUDA's abs takes integers and floats (C++ overloads); OpenCL's only integers, and returns them unsigned */
+    gp__cc_puts_at(c, "#define GP__CU_ABS(x) ((x) < 0 ? -(x) : (x))\n", c->line);
     for (int h = 0; h < 5; h++) {
         if (!(c->helpers & (1u << h))) continue;
         for (int space = 0; space < 2; space++) {

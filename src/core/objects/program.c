@@ -203,6 +203,10 @@ static gp_status make_globals(gp_program *p, const gp__cuda_globals *g, int open
             size_t n = 0;
             gp_native_buffer native = {0};
             st = p->be->program_global(p->dev->impl, p->impl, v->name, &impl, &n);
+            if (st == GP_ERROR_NOT_FOUND) { /* not used, and left out by the compiler */
+                st = GP_SUCCESS;
+                continue;
+            }
             if (st == GP_SUCCESS) p->be->native_buffer(p->dev->impl, impl, &native);
             if (st == GP_SUCCESS) st = gp__buffer_adopt(p->dev, impl, n, GP_MEMORY_DEVICE, gp__align_of(native.device_ptr), &v->buf);
         }
@@ -218,6 +222,9 @@ gp_status gp_program_get_global(gp_program *program, const char *name, gp_buffer
     GP__CHECK_OUT(buffer, "buffer");
     for (size_t k = 0; k < program->nglobals; k++)
         if (strcmp(program->globals[k].name, name) == 0) {
+            if (!program->globals[k].buf)
+                return gp__fail(GP_ERROR_NOT_FOUND, "gp_program_get_global: '%s' is not in the compiled program (no "
+                                "kernel uses it, and the compiler left it out)", name);
             *buffer = program->globals[k].buf;
             return GP_SUCCESS;
         }
