@@ -38,14 +38,24 @@ GP_KERNEL void histogram(GP_GLOBAL const T *x, GP_GLOBAL const E *edges, GP_GLOB
     }
 }
 """
-# With weights, each element's bin (or -1), then its weight added there: in double for float
-# weights and in 64-bit integers for integer ones, as NumPy's bincount sums them.
-_WEIGHTED = r"""
-extern "C" __global__ void add_weights(const long long *bins, const WEIGHT_T *w, SUM_T *sums, unsigned int n)
+# Each element's value added to its label's sums (labels out of [0, nlabels) left out), with its
+# value times each coordinate too for a centre of mass: in double, or in 64-bit integers (two's
+# complement) for integers summed exactly. Histogram weights (the labels their bins) and
+# gpuport.scipy.ndimage's sums.
+_SUMS = r"""
+extern "C" __global__ void label_sums(const long long *labels, const VALUE_T *x, SUM_T *sums, unsigned int n,
+                                      long long nlabels, unsigned int nx, unsigned int ny, int moments)
 {
     unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n && bins[i] >= 0)
-        atomicAdd(&sums[bins[i]], (SUM_T)w[i]);
+    if (i >= n || labels[i] < 0 || labels[i] >= nlabels) return;
+    SUM_T v = (SUM_T)x[i];
+    long long at = labels[i] * (moments ? 4 : 1);
+    atomicAdd(&sums[at], v);
+    if (moments) {
+        atomicAdd(&sums[at + 1], v * (SUM_T)(i / nx / ny));
+        atomicAdd(&sums[at + 2], v * (SUM_T)(i / nx % ny));
+        atomicAdd(&sums[at + 3], v * (SUM_T)(i % nx));
+    }
 }
 """
 _programs = {}
@@ -92,16 +102,27 @@ def histogram(a, bins=10, range=None, density=False, weights=None):
     return counts, gp_edges
 
 
-def _add_weights(bins, w, nbins):
-    """The weights of each bin summed (bins[i]: element i's bin, or -1), in w's dtype."""
-    floats = w.dtype.kind == "f"
-    sums = asarray(np.zeros(nbins, np.float64 if floats else np.uint64), device=w.device)  # 2's complement
-    key = (w.device.spec, w.dtype, "weights")
+def label_sums(labels, x, nlabels, shape=(1, 1, 1), moments=False, exact=False):
+    """Per label 0 .. nlabels - 1 (labels: int64 of x's size), the sum of x, and with moments of x
+    times each coordinate of shape (nz, ny, nx): rows of 1 or 4, float64, or uint64 sums of an
+    integer x taken exactly where exact."""
+    integer = exact and x.dtype.kind != "f"
+    per = 4 if moments else 1
+    sums = asarray(np.zeros(nlabels * per, np.uint64 if integer else np.float64), device=x.device)
+    key = (x.device.spec, x.dtype, integer, "sums")
     if key not in _programs:
-        source = _WEIGHTED.replace("WEIGHT_T", _C_TYPES[w.dtype.name]).replace(
-            "SUM_T", "double" if floats else "unsigned long long")
-        _programs[key] = RawKernel(source, "add_weights")
-    if w.size:
-        w = w if w.contiguous and not w._off else w.copy()
-        _programs[key]((-(-w.size // 256),), (256,), (bins, w, sums, np.uint32(w.size)))
-    return (sums if floats else sums.astype(np.int64)).astype(w.dtype)
+        source = _SUMS.replace("VALUE_T", _C_TYPES[x.dtype.name]).replace(
+            "SUM_T", "unsigned long long" if integer else "double")
+        _programs[key] = RawKernel(source, "label_sums")
+    if x.size:
+        x = x if x.contiguous and not x._off else x.copy()
+        _programs[key]((-(-x.size // 256),), (256,), (labels, x, sums, np.uint32(x.size), np.int64(nlabels),
+                                                     np.uint32(shape[2]), np.uint32(shape[1]), np.int32(moments)))
+    return sums.reshape(nlabels, per) if moments else sums
+
+
+def _add_weights(bins, w, nbins):
+    """The weights of each bin summed (bins[i]: element i's bin, or -1), in w's dtype, as NumPy's
+    bincount sums them (floats in double, integers exactly)."""
+    sums = label_sums(bins, w, nbins, exact=True)
+    return (sums if w.dtype.kind == "f" else sums.astype(np.int64)).astype(w.dtype)

@@ -1,5 +1,5 @@
 """SciPy's ndimage functions that image lessons use, on the device: label (connected components,
-numbered as SciPy numbers them), sum_labels and center_of_mass.
+numbered as SciPy numbers them), sum_labels and center_of_mass (by _counting's label_sums).
 
 label gives every foreground element the index of its component's first element in C order:
 each pass takes the smallest label among an element's neighbours and the label that label's own
@@ -8,10 +8,10 @@ counted in C order, then number them 1, 2, ... as SciPy's scan does."""
 import numpy as np
 
 from . import _elementwise as ew
-from ._array import CTYPES, asarray, empty
-from ._cupy_kernels import _C_TYPES
+from ._array import CTYPES, asarray, empty, zeros
+from ._counting import label_sums
+from ._join import concatenate
 from ._primitives import Program, cumsum
-from ._raw import RawKernel
 
 _LABEL = r"""
 GP_KERNEL void label_init(GP_GLOBAL const T *x, GP_GLOBAL uint *l, uint n)
@@ -55,24 +55,6 @@ GP_KERNEL void label_roots(GP_GLOBAL const uint *l, GP_GLOBAL uint *root, uint n
 GP_KERNEL void label_number(GP_GLOBAL const uint *l, GP_GLOBAL const uint *rank, GP_GLOBAL O *out, uint n)
 {
     GP_FOR(i, n) out[i] = l[i] ? (O)(rank[l[i] - 1] + 1) : (O)0;
-}
-"""
-# Each element's value (and its value times each coordinate, for a centre of mass) added to its
-# label's sums, in double.
-_SUMS = r"""
-extern "C" __global__ void label_sums(const long long *labels, const VALUE_T *x, double *sums, unsigned int n,
-                                      long long nlabels, unsigned int nx, unsigned int ny, int moments)
-{
-    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n || labels[i] < 0 || labels[i] >= nlabels) return;
-    double v = (double)x[i];
-    long long at = labels[i] * (moments ? 4 : 1);
-    atomicAdd(&sums[at], v);
-    if (moments) {
-        atomicAdd(&sums[at + 1], v * (double)(i / nx / ny));
-        atomicAdd(&sums[at + 2], v * (double)(i / nx % ny));
-        atomicAdd(&sums[at + 3], v * (double)(i % nx));
-    }
 }
 """
 _kept = {}
@@ -143,18 +125,11 @@ def _sums(input, labels, index, moments):
     idx = asarray(np.asarray([1]) if index is None else np.atleast_1d(index) if scalar else index, device=dev)
     idx = idx.astype(np.int64)
     top = int(idx.max().get()) + 1 if idx.size else 1
-    per = 4 if moments else 1
-    sums = asarray(np.zeros((top + 1) * per), device=dev)  # the last row: labels not there
-    key = (dev.spec, x.dtype, "sums")
-    if key not in _kept:
-        _kept[key] = RawKernel(_SUMS.replace("VALUE_T", _C_TYPES[x.dtype.name]), "label_sums")
     if index is None:  # every label above 0, as one
         lab = ew.where(ew.greater(lab, 0), 1, -1).astype(np.int64)
-    shape = (1,) * (3 - x.ndim) + x.shape
-    if x.size:
-        _kept[key]((-(-x.size // 256),), (256,), (lab, x, sums, np.uint32(x.size), np.int64(top),
-                                                 np.uint32(shape[2]), np.uint32(shape[1]), np.int32(moments)))
-    table = sums.reshape(top + 1, per)
+    sums = label_sums(lab, x, top, (1,) * (3 - x.ndim) + x.shape, moments=True) if moments else \
+        label_sums(lab, x, top).reshape(top, 1)
+    table = concatenate([sums, zeros((1, sums.shape[1]), device=dev)])  # the last row: labels not there
     picked = table[ew.where(ew.greater_equal(idx, 0), idx, top)] if idx.size else table[:0]
     return picked, scalar or index is None, x.ndim
 

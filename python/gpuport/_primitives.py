@@ -182,7 +182,7 @@ class Kernel:
                                 "elem": declared if declared in CTYPES.values() else None,
                                 "range": _range(dtype)})
 
-    def _buffer(self, i, p, value):
+    def _refuse_buffer(self, i, p, value):
         """Raises what is wrong with array value as argument i."""
         if value._off:
             raise ValueError("gpuport: argument %d of %s is a view that starts %d elements into its buffer; "
@@ -222,7 +222,7 @@ class Kernel:
             if isinstance(value, Array):
                 if value._off or (p is not None and (p["kind"] != "buffer" or
                                                      p["elem"] not in (None, CTYPES[value.dtype]))):
-                    self._buffer(i, p, value)
+                    self._refuse_buffer(i, p, value)
                 if stream is not None:
                     off_default_stream(value)
                 a.kind, a.buffer = _BUFFER, value._buf

@@ -46,6 +46,10 @@ def test_structures_and_dimensions(dev):
         img = RNG.random((40, 50))
         assert center_of_mass(gp.asarray(img)) == pytest.approx(nd.center_of_mass(img))
         assert float(sum_labels(gp.asarray(img))) == pytest.approx(nd.sum_labels(img))
+        labels = np.array([[1, 1, 0, 2], [0, 3, 3, 0], [2, 0, 0, 5]])  # labels absent, or below 0: sums of 0
+        small = np.arange(12.0).reshape(3, 4)
+        np.testing.assert_array_equal(sum_labels(gp.asarray(small), gp.asarray(labels), gp.asarray([-1, 1, 2, 5, 4])).get(),
+                                      nd.sum_labels(small, labels, [-1, 1, 2, 5, 4]))
         with pytest.raises(NotImplementedError, match="structure"):
             label(gp.asarray(img > 0.5), structure=np.array([[0, 1, 0], [1, 1, 0], [0, 0, 0]]))
         with pytest.raises(ValueError, match="labels must have the input's shape"):
