@@ -2,8 +2,10 @@
 """CuPy's kernel classes on each device, and CuPy's own on CUDA devices where CuPy is installed, in
 one run: the Carpentries lesson's CUDA C vector add and histogram through RawKernel (and the same
 kernels in the dialect, through Program), an ElementwiseKernel, a ReductionKernel over all, the
-last and the first axis, SciPy's convolve2d, and sort and argsort of 2^24 floats. Device ms from events, median (min) of the runs
-after a dropped first one, results checked.
+last and the first axis, SciPy's convolve2d, sort and argsort of 2^24 floats, and linalg's solve,
+inv, det, cholesky, qr, svd and eigh of a 1024 by 1024 float64 matrix (gpuport.linalg.solver(dev)
+names the library). Device ms from events, median (min) of the runs after a dropped first one,
+results checked.
 
     python3 bench/raw-kernels.py [--reps 20] [--quick]
 """
@@ -103,7 +105,27 @@ def cases(lib, n, x, y, h):
             ("sort %d f32" % s_n, lambda: lib.sort(gs), lambda: np.array_equal(lib.asnumpy(lib.sort(gs)), np.sort(x[:s_n]))),
             ("argsort %d f32" % s_n, lambda: lib.argsort(gs), lambda: np.array_equal(
                 lib.asnumpy(lib.argsort(gs)), np.argsort(x[:s_n], kind="stable")))]
-    return out
+    return out + linalg(lib, 64 if n < 1 << 22 else 1024)
+
+
+def linalg(lib, n):
+    """The linalg cases: a well-conditioned symmetric positive definite matrix of n by n float64."""
+    rng = np.random.default_rng(1)
+    m = rng.standard_normal((n, n))
+    a = m @ m.T / n + np.eye(n)
+    b = rng.standard_normal((n, 4))
+    ga, gb, la = lib.asarray(a), lib.asarray(b), lib.linalg
+
+    def close(got, want, tol=1e-6):
+        return lambda: np.allclose(lib.asnumpy(got()), want, rtol=tol, atol=tol)
+    w = np.linalg.eigvalsh(a)
+    return [("solve %d f64" % n, lambda: la.solve(ga, gb), close(lambda: la.solve(ga, gb), np.linalg.solve(a, b))),
+            ("inv %d f64" % n, lambda: la.inv(ga), close(lambda: la.inv(ga) @ ga, np.eye(n))),
+            ("det %d f64" % n, lambda: la.det(ga / 2), close(lambda: la.det(ga / 2), np.linalg.det(a / 2))),
+            ("cholesky %d f64" % n, lambda: la.cholesky(ga), close(lambda: la.cholesky(ga), np.linalg.cholesky(a))),
+            ("qr %d f64" % n, lambda: la.qr(ga), close(lambda: (lambda q, r: q @ r)(*la.qr(ga)), a)),
+            ("svd %d f64" % n, lambda: la.svd(ga), close(lambda: la.svd(ga)[1], np.linalg.svd(a, compute_uv=False))),
+            ("eigh %d f64" % n, lambda: la.eigh(ga), close(lambda: la.eigh(ga)[0], w))]
 
 
 def main():
@@ -127,6 +149,7 @@ def main():
             assert check is None or check(), name
     for dev in gp.devices():
         with dev:
+            print("%-9s linalg: %s" % (dev.spec, gp.linalg.solver()))
             mine = {}
             for name, run, check in cases(gp, n, x, y, h):
                 mine[name] = t = timed(run, a.reps, gp.cuda.Event, gp.cuda.get_elapsed_time)

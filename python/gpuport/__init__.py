@@ -35,7 +35,7 @@ from ._masks import (compress, flatnonzero, nanmax, nanmean, nanmin, nanprod, na
                      nonzero)
 from ._products import dot, inner, matmul, outer, vdot
 from ._raw import RawKernel, RawModule
-from ._ranges import arange, eye, identity, linspace
+from ._ranges import arange, eye, identity, linspace, tril, triu
 from ._cupy_kernels import ElementwiseKernel, ReductionKernel
 from . import _ndimage, _signal
 from ._signal import convolve, correlate
@@ -154,7 +154,7 @@ __all__ = ["convolve", "correlate", "sort", "argsort", "unique", "median", "sear
            "ReductionKernel", "devices", "device", "get_device", "cuda", "local", "random", "linalg", "version",
            "cache_info", "free_memory", "array", "asarray", "asnumpy", "ascontiguousarray", "empty", "zeros", "ones",
            "full",
-           "empty_like", "zeros_like", "ones_like", "full_like", "arange", "linspace", "eye", "identity", "dot",
+           "empty_like", "zeros_like", "ones_like", "full_like", "arange", "linspace", "eye", "identity", "tril", "triu", "dot",
            "vdot", "inner", "outer", "matmul", "where", "clip", "sum", "prod", "min", "max", "amin", "amax", "mean",
            "var", "std", "argmin", "argmax", "any", "all", "count_nonzero", "cumsum", "cummin", "cummax", "stencil",
            "reshape", "ravel", "transpose", "broadcast_to", "copy", "allclose", "isclose", "array_equal",

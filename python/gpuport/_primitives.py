@@ -202,6 +202,8 @@ class Kernel:
             raise TypeError("gpuport: argument %d (%s) of %s has type %s, which Python values cannot fill"
                             % (i, p["name"], self.name, p["type"]))
         dtype, bounds = (p["dtype"], p["range"]) if p is not None else (np.asarray(value).dtype, None)
+        if isinstance(value, np.generic):  # NumPy's scalars compare and convert slowly: as Python's
+            value = value.item()
         bounds = bounds or _range(dtype)
         if bounds and not bounds[0] <= value <= bounds[1]:
             raise OverflowError("gpuport: %r does not fit argument %d (%s, %s)" % (value, i, p and p["name"], dtype))

@@ -1,4 +1,5 @@
-"""Arrays whose elements a formula gives, computed on the device: arange, linspace, eye, identity."""
+"""Arrays whose elements a formula gives, computed on the device: arange, linspace, eye, identity,
+and tril and triu (an array with the elements off a triangle zeroed)."""
 import math
 import operator
 
@@ -50,3 +51,22 @@ def eye(N, M=None, k=0, dtype=np.float64, device=None):
 
 def identity(n, dtype=np.float64, device=None):
     return eye(n, dtype=dtype, device=device)
+
+
+def tril(m, k=0):
+    """NumPy's tril: m with the elements above its k-th diagonal zeroed (in its last two axes)."""
+    return _triangle(m, k, ew.greater_equal)
+
+
+def triu(m, k=0):
+    """NumPy's triu: m with the elements below its k-th diagonal zeroed (in its last two axes)."""
+    return _triangle(m, k, ew.less_equal)
+
+
+def _triangle(m, k, keep):
+    m, = ew.operands(m)
+    if m.ndim < 2:
+        raise ValueError("gpuport: tril and triu take arrays of at least two dimensions, not %d" % m.ndim)
+    r, c = m.shape[-2:]
+    rows = arange(r, dtype=np.int64, device=m.device).reshape(r, 1)
+    return ew.where(keep(rows + int(k), arange(c, dtype=np.int64, device=m.device)), m, m.dtype.type(0))

@@ -73,17 +73,21 @@ class RawKernel:
         return k
 
     def __call__(self, grid, block, args, *, shared_mem=0, stream=None):
-        grid, block = (tuple(int(v) for v in (x if isinstance(x, tuple) else (x,))) for x in (grid, block))
+        grid, block = _dims(grid), _dims(block)
         if not 1 <= len(block) <= 3 or not 1 <= len(grid) <= 3:
             raise ValueError("gpuport.RawKernel: grid and block have 1 to 3 dimensions")
-        dims = max(len(grid), len(block))
-        grid, block = grid + (1,) * (dims - len(grid)), block + (1,) * (dims - len(block))
-        dev = next((a.device for a in args if isinstance(a, Array)), None) or (
-            stream.device if stream is not None else _device())  # the arrays' device, as theirs is
-        k = self._kernel(dev)
-        args = list(args)
+        if len(grid) != len(block):
+            dims = max(len(grid), len(block))
+            grid, block = grid + (1,) * (dims - len(grid)), block + (1,) * (dims - len(block))
+        for a in args:  # the arrays' device, as theirs is
+            if isinstance(a, Array):
+                dev = a.device
+                break
+        else:
+            dev = stream.device if stream is not None else _device()
+        k = self._kernels.get(dev.spec) or self._kernel(dev)
         if k.params is not None and len(k.params) == len(args) + 1 and k.params[-1]["kind"] == "local":
-            args.append(local(max(int(shared_mem), 1)))  # its extern __shared__ array
+            args = tuple(args) + (local(max(int(shared_mem), 1)),)  # its extern __shared__ array
         k(*args, global_size=tuple(g * b for g, b in zip(grid, block)), local_size=block, stream=stream)
 
     @property
@@ -91,3 +95,6 @@ class RawKernel:
         return {"max_threads_per_block": _device().info["max_work_group_size"]}
 
 
+def _dims(x):
+    """A grid's or block's sizes as a tuple of ints (an int or a tuple of up to three)."""
+    return (int(x),) if not isinstance(x, tuple) else tuple(int(v) for v in x)

@@ -233,7 +233,7 @@ def count_nonzero(a, axis=None):
 
 def norm(x, ord=None, axis=None, keepdims=False):
     """NumPy's linalg.norm for vectors (ord None, 2, 1, inf, -inf, 0 or any p) and matrices (None
-    or 'fro', 1, -1, inf, -inf); the matrix 2-norm needs singular values, which gpuport lacks."""
+    or 'fro', 1, -1, inf, -inf; linalg.norm takes 2, -2 and 'nuc' from the singular values)."""
     x, = operands(x)
     a = (x if x.dtype.kind == "f" else x.astype(np.float64))
     if axis is None and ord is None:
@@ -264,7 +264,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
         s = sum(a, r1, keepdims=True)
         r = (max if ord == np.inf else min)(s, r0, keepdims=True)
     else:
-        raise ValueError("gpuport.linalg.norm: matrix norm %r is not supported (None, 'fro', 1, -1, inf, -inf)"
+        raise ValueError("gpuport.linalg.norm: matrix norm %r is not supported (None, 'fro', 1, -1, 2, -2, inf, -inf, 'nuc')"
                          % (ord,))
     return r if keepdims else r.reshape([n for d, n in enumerate(r.shape) if d not in axes])
 

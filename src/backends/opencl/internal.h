@@ -72,6 +72,11 @@ typedef struct gp__cl_dev {
      * for the device's previous one: the CPU runs one kernel at a time there anyway. */
     int serialize_kernels;
     int host_memory; /* a CPU device whose buffers are the host's memory: its vendor BLAS is OpenBLAS */
+    /* NVIDIA's driver (580 on an H200) answers CL_KERNEL_WORK_GROUP_SIZE with 256 for every
+     * kernel, one declaring reqd_work_group_size(1024) too, and runs groups of 1024 of them: there
+     * the device's limit stands for the kernel's, and the driver refuses at launch (with
+     * CL_OUT_OF_RESOURCES) a group that a kernel's registers do not allow. 0 elsewhere. */
+    size_t kernel_group_size;
     pthread_mutex_t kernel_lock;
     cl_event last_kernel;
 } gp__cl_dev;

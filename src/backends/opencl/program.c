@@ -228,7 +228,7 @@ gp_status gp__cl_kernel_create(void *dev, void *program, const char *name, void 
     if (!k->quals)
         gp__cl_host->debug("launch", "opencl: no argument info for '%s'; argument kinds go unchecked", name);
     props->nargs = k->nargs;
-    props->max_group_size = group;
+    props->max_group_size = d->kernel_group_size ? d->kernel_group_size : group;
     props->local_bytes = (size_t)local;
     *kernel = k;
     return GP_SUCCESS;

@@ -261,6 +261,7 @@ static void gp__cl_fill_info(gp__cl_dev *d, gp_device_info *info)
     u32 = 0;
     cl_uint major = 0, minor = 0;
     if (gp__cl_has_word(ext, "cl_nv_device_attribute_query")) {
+        d->kernel_group_size = info->max_work_group_size;
         gp__cl_device_get(id, CL_DEVICE_WARP_SIZE_NV, &u32, sizeof u32);
         if (gp__cl_device_get(id, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, &major, sizeof major) &&
             gp__cl_device_get(id, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, &minor, sizeof minor) && major < 100 &&
