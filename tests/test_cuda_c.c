@@ -186,6 +186,69 @@ static void constant_memory(void **state)
 
 /* What the translation does not take, each with its line; CUDA and HIP take some of it as
  * written (NVRTC knows templates), OpenCL never. */
+/* One __device__ function called with global, __shared__ and private memory (the OpenCL
+ * translation writes it once per address space, and a function that passes its pointer on, too),
+ * function-style casts of a typedef's name, and erfinvf and erfcinvf (OpenCL C has neither). */
+static const char *spaces_src =
+    "typedef float real;\n"
+    "typedef unsigned long long uint64_t;\n"
+    "__device__ real sum3(const real *p) { return p[0] + p[1] + p[2]; }\n"
+    "__device__ void step(uint64_t *s) { s[0] = s[0] * 6364136223846793005UL + 1442695040888963407UL; }\n"
+    "__device__ real twice_sum(real *q) { return sum3(q) * real(2); }\n"
+    "extern \"C\" __global__ void spaces(const real *x, real *y, float *inv, int n)\n"
+    "{\n"
+    "    __shared__ real tile[258];\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    tile[threadIdx.x] = i < n ? x[i] : real(0);\n"
+    "    if (threadIdx.x < 2) tile[256 + threadIdx.x] = 0;\n"
+    "    __syncthreads();\n"
+    "    real mine[3] = {real(i), real(1), real(2)};\n"
+    "    uint64_t state[1] = {(uint64_t)i};\n"
+    "    step(state);\n"
+    "    if (i >= n) return;\n"
+    "    y[4 * i] = sum3(&x[i]);\n"
+    "    y[4 * i + 1] = sum3(tile + threadIdx.x);\n"
+    "    y[4 * i + 2] = twice_sum(mine);\n"
+    "    y[4 * i + 3] = real(state[0] % 1000UL);\n"
+    "    float u = (2.0f * i + 1.0f) / n;\n"
+    "    inv[2 * i] = erfinvf(u - 1.0f);\n"
+    "    inv[2 * i + 1] = erfcinvf(u);\n"
+    "}\n";
+
+static void device_function_spaces(void **state)
+{
+    enum { N = 1000 };
+    float x[N + 2], y[4 * N], inv[2 * N];
+    for (int i = 0; i < N + 2; i++) x[i] = i < N ? (float)(i % 17) - 8.0f : 0.0f;
+    gp_program *p = cuda_program(spaces_src);
+    gp_kernel *k = tst_kernel(p, "spaces");
+    gp_buffer *bx = tst_buffer(GP_MEMORY_DEVICE, sizeof x), *by = tst_buffer(GP_MEMORY_DEVICE, sizeof y),
+              *bi = tst_buffer(GP_MEMORY_DEVICE, sizeof inv);
+    GP_OK(gp_buffer_write(NULL, bx, 0, x, sizeof x));
+    int n = N;
+    size_t block = 256, global = (N + 255) / 256 * 256;
+    gp_arg args[] = {GP_BUFFER(bx), GP_BUFFER(by), GP_BUFFER(bi), GP_VALUE(n)};
+    GP_OK(gp_kernel_launch(NULL, k, 1, &global, &block, 4, args));
+    GP_OK(gp_buffer_read(NULL, by, 0, y, sizeof y));
+    GP_OK(gp_buffer_read(NULL, bi, 0, inv, sizeof inv));
+    for (int i = 0; i < N; i++) {
+        int t = i % 256;
+        float local = x[i] + (t + 1 < 256 ? x[i + 1] : 0.0f) + (t + 2 < 256 ? x[i + 2] : 0.0f);
+        uint64_t s = (uint64_t)i * 6364136223846793005u + 1442695040888963407u;
+        float want[4] = {x[i] + x[i + 1] + x[i + 2], local, 2.0f * ((float)i + 3.0f), (float)(s % 1000u)};
+        for (int j = 0; j < 4; j++)
+            if (y[4 * i + j] != want[j]) fail_msg("i = %d, output %d: %g, not %g", i, j, y[4 * i + j], want[j]);
+        double u = (2.0 * i + 1.0) / N;
+        if (fabs(erf(inv[2 * i]) - (u - 1.0)) > 2e-6 || fabs(erfc(inv[2 * i + 1]) - u) > 2e-6 * u)
+            fail_msg("i = %d: erfinvf(%g) = %.9g, erfcinvf(%g) = %.9g", i, u - 1.0, inv[2 * i], u, inv[2 * i + 1]);
+    }
+    GP_OK(gp_buffer_destroy(bx));
+    GP_OK(gp_buffer_destroy(by));
+    GP_OK(gp_buffer_destroy(bi));
+    GP_OK(gp_kernel_destroy(k));
+    GP_OK(gp_program_destroy(p));
+}
+
 static void refused_constructs(void **state)
 {
     static const struct {
@@ -204,6 +267,9 @@ static void refused_constructs(void **state)
         {"__device__ int *p;\n", "line 1: a __device__ pointer"},
         {"__global__ void f(float *x) { __constant__ float c[2]; x[0] = c[0]; }\n",
          "line 1: __constant__ inside a function"},
+        {"__device__ void f4(float *a, float *b, float *c, float *d) { a[0] = b[0] + c[0] + d[0]; }\n"
+         "__global__ void f(float *x) { float p[1]; f4(p, x, x, x); x[0] = p[0]; }\n",
+         "line 2: local or private memory passed to 'f4', a __device__ function of more than 3 pointer parameters"},
     };
     if (strcmp(tst_info.backend, "opencl") != 0) { /* NVRTC and hiprtc judge CUDA C as written */
         print_message("skipped: the refusals are the OpenCL translation's; NVRTC and hiprtc take CUDA C as written\n");
@@ -223,6 +289,7 @@ const struct CMUnitTest tst_cuda_c_tests[] = {
     cmocka_unit_test(histogram),
     cmocka_unit_test(extern_shared_2d),
     cmocka_unit_test(constant_memory),
+    cmocka_unit_test(device_function_spaces),
     cmocka_unit_test(refused_constructs),
 };
 const size_t tst_cuda_c_tests_count = sizeof tst_cuda_c_tests / sizeof tst_cuda_c_tests[0];

@@ -1,6 +1,7 @@
 """Kernels of your own from Python: user maps and reductions, dialect source launched with Python
 arguments converted by the kernel's declared parameters, and the errors a user meets."""
 import gc
+import math
 
 import numpy as np
 import pytest
@@ -46,6 +47,48 @@ def test_abs_of_floats_and_integers(dev):
         for dtype in (np.float32, np.float64, np.int32, np.int64):
             x = np.array([-2.5, -1, 0, 1.5, 7], dtype=dtype)
             np.testing.assert_array_equal(k(gp.asarray(x)).get(), np.abs(x) + 3)
+
+
+def test_random_state_in_private_memory(dev):
+    """A generator's state in a local array that __device__ functions of the preamble update (as
+    CuPy's Monte Carlo example keeps it), a typedef of uint64_t, T(x) casts and erfcinv: against
+    the same xorshift in NumPy's uint64 and SciPy-free checks of erfcinv by erfc."""
+    k = gp.ElementwiseKernel("int32 seed", "T u, T z", """
+        uint64_t state[2];
+        start(state, i, seed);
+        uint64_t r = 0;
+        for (int j = 0; j < 3; ++j) r = next(state);
+        u = T(r >> 11) / T(9007199254740992.0);
+        z = erfcinv(T(2) * (u + T(1e-9)) / (T(1) + T(2e-9)));
+        """, "private_state", preamble="""
+        typedef unsigned long long uint64_t;
+        __device__ inline void start(uint64_t* a, int i, int seed) { a[0] = i + 1; a[1] = 0x5c721fd808f616b6 + seed; }
+        __device__ inline uint64_t next(uint64_t* x) {
+            uint64_t s1 = x[0], s0 = x[1];
+            x[0] = s0;
+            s1 ^= s1 << 23;
+            s1 = s1 ^ (s1 >> 17) ^ s0 ^ (s0 >> 26);
+            x[1] = s1;
+            return s0 + s1;
+        }
+        """)
+    n = 5000
+    a, b = np.arange(1, n + 1, dtype=np.uint64), np.full(n, 0x5c721fd808f616b6 + 7, np.uint64)
+    with np.errstate(over="ignore"):
+        for _ in range(3):
+            s1, s0 = a, b
+            a = s0
+            s1 = s1 ^ (s1 << np.uint64(23))
+            s1 = s1 ^ (s1 >> np.uint64(17)) ^ s0 ^ (s0 >> np.uint64(26))
+            b = s1
+            r = s0 + s1
+    want = (r >> np.uint64(11)).astype(np.float64) / 2.0 ** 53
+    with dev:
+        u, z = gp.empty(n), gp.empty(n)
+        k(7, u, z)
+        np.testing.assert_array_equal(u.get(), want)
+        y = 2 * (want + 1e-9) / (1 + 2e-9)
+        np.testing.assert_allclose([math.erfc(v) for v in z.get()], y, rtol=1e-13)
 
 
 def test_elementwise_kernel_refusals(dev):

@@ -103,11 +103,55 @@ static int space_of(cc *c, size_t from, size_t to)
 
 static gp_status body(cc *c, size_t open, size_t close, int kernel);
 
-static int device_function(const cc *c, const tok *name)
+/* 1 + the index of the __device__ function called name, or 0. */
+static size_t device_function(const cc *c, const tok *name)
 {
     for (size_t k = 0; k < c->nfuncs; k++)
-        if (c->funcs[k]->n == name->n && memcmp(c->funcs[k]->p, name->p, name->n) == 0) return 1;
+        if (c->funcs[k]->n == name->n && memcmp(c->funcs[k]->p, name->p, name->n) == 0) return k + 1;
     return 0;
+}
+
+/* The token after the argument or parameter that starts at k (its ',' or the closing ')'). */
+static size_t item_end(const cc *c, size_t k, size_t close)
+{
+    while (k < close && !is(&c->t[k], ","))
+        k = is(&c->t[k], "(") || is(&c->t[k], "[") || is(&c->t[k], "{") ? match(c, k) + 1 : k + 1;
+    return k;
+}
+
+/* A variant's code of a space (0 global, 1 local, 2 private), and back. */
+static int space_code(int space) { return space == S_GLOBAL ? 0 : space == S_LOCAL ? 1 : 2; }
+static const int code_space[3] = {S_GLOBAL, S_LOCAL, S_PRIVATE};
+
+/* The space of the memory an argument points to: its first name that is an array or pointer, or
+ * whose address it takes; global where it names none. */
+static int arg_space(cc *c, size_t from, size_t to)
+{
+    for (size_t k = from; k < to; k++) {
+        sym *s = c->t[k].kind == T_ID ? lookup(c, &c->t[k]) : NULL;
+        if (s && (s->pointer || (k > from && is(&c->t[k - 1], "&")))) return s->space;
+    }
+    return S_GLOBAL;
+}
+
+/* A call of __device__ function f, its arguments' '(' at open: the variant it needs, noted. */
+static gp_status note_call(cc *c, size_t f, size_t open)
+{
+    size_t close = match(c, open);
+    unsigned variant = 0, scale = 1, pointers = 0;
+    for (size_t k = open + 1, arg = 0; k < close && arg < 32; arg++) {
+        size_t end = item_end(c, k, close);
+        if (c->fptrs[f] >> arg & 1) {
+            variant += scale * (unsigned)space_code(arg_space(c, k, end));
+            scale *= 3, pointers++;
+        }
+        k = end + 1;
+    }
+    if (variant && pointers > 3)
+        return gp__cc_refuse(c, c->t[open].line, "local or private memory passed to '%.*s', a __device__ function of more "
+                             "than 3 pointer parameters", (int)c->funcs[f]->n, c->funcs[f]->p);
+    if (!(c->want[f] >> variant & 1)) c->want[f] |= 1u << variant, c->grew = 1;
+    return GP_SUCCESS;
 }
 
 /* The globals, as a call's last arguments (first: nothing before them) or a function's last
@@ -149,12 +193,24 @@ static gp_status name(cc *c, size_t i)
         gp__cc_puts_at(c, text, k->line);
         return GP_SUCCESS;
     }
-    if (c->ng && is(&t[i + 1], "(") && device_function(c, k)) {
+    size_t f = is(&t[i + 1], "(") ? device_function(c, k) : 0;
+    if (f) {
+        gp_status st = note_call(c, f - 1, i + 1);
+        if (st != GP_SUCCESS) return st;
+    }
+    if (c->ng && f) {
         if (c->npend == sizeof c->pend / sizeof c->pend[0]) return gp__cc_refuse(c, k->line, "calls nested too deep");
         c->pend[c->npend++] = match(c, i + 1);
     }
     gp__cc_put(c, k->p, k->n, k->line);
     return GP_SUCCESS;
+}
+
+static int typedef_name(const cc *c, const tok *k)
+{
+    for (size_t n = 0; n < c->ntypedefs; n++)
+        if (c->typedefs[n]->n == k->n && memcmp(c->typedefs[n]->p, k->p, k->n) == 0) return 1;
+    return 0;
 }
 
 /* The tokens from i up to end (not included), CUDA's names put into the dialect's. */
@@ -192,6 +248,13 @@ static gp_status tokens(cc *c, size_t i, size_t end)
         if (done) continue;
         size_t used;
         const char *type = gp__cc_type_at(k, &used);
+        if ((type || typedef_name(c, k)) && is(&t[i + (type ? used : 1)], "(")) { /* T(x): (T)(x) */
+            char text[64];
+            snprintf(text, sizeof text, "(%.*s)", type ? (int)strlen(type) : (int)k->n, type ? type : k->p);
+            gp__cc_puts_at(c, text, k->line);
+            i += type ? used : 1;
+            continue;
+        }
         if (type && (used > 1 || !is(k, type))) {
             gp__cc_puts_at(c, type, k->line);
             i += used;
@@ -221,7 +284,8 @@ static gp_status tokens(cc *c, size_t i, size_t end)
                 continue;
             }
         }
-        const char *r = gp__cc_renamed(k);
+        const char *r = gp__cc_erfinv(c, k);
+        if (!r) r = gp__cc_renamed(k);
         if (r) {
             if (*r) gp__cc_puts_at(c, r, k->line);
             else gp__cc_puts_at(c, "*", k->line); /* __ldg(p): *(p) */
@@ -283,15 +347,16 @@ static gp_status body(cc *c, size_t open, size_t close, int kernel)
     return GP_SUCCESS;
 }
 
-/* The parameters between open and close, pointers in global memory. */
+/* The parameters between open and close, pointers in global memory (in the spaces of
+ * c->variant, for a __device__ function's variant). */
 static gp_status params(cc *c, size_t open, size_t close)
 {
     const tok *t = c->t;
     gp__cc_puts_at(c, "(", t[open].line);
     size_t i = open + 1;
+    unsigned variant = (unsigned)c->variant;
     while (i < close) {
-        size_t end = i;
-        while (end < close && !is(&t[end], ",")) end = is(&t[end], "(") ? match(c, end) + 1 : end + 1;
+        size_t end = item_end(c, i, close);
         decl d;
         if (is(&t[i], "void") && end == i + 1) {
             gp__cc_puts_at(c, "void", t[i].line);
@@ -299,9 +364,10 @@ static gp_status params(cc *c, size_t open, size_t close)
             for (size_t k = i; k < end; k++)
                 if (is(&t[k], "&")) return gp__cc_refuse(c, t[k].line, "a reference parameter");
             if (!decl_at(c, i, &d)) return gp__cc_refuse(c, t[i].line, "a parameter it cannot read");
-            int pointer = d.pointer || d.array;
-            declare(c, &t[d.name], d.type, pointer ? S_GLOBAL : S_PRIVATE, pointer);
-            if (pointer) gp__cc_puts_at(c, "GP_GLOBAL", t[i].line);
+            int pointer = d.pointer || d.array, space = pointer ? code_space[variant % 3] : S_PRIVATE;
+            if (pointer) variant /= 3;
+            declare(c, &t[d.name], d.type, space, pointer);
+            if (pointer && space != S_PRIVATE) gp__cc_puts_at(c, space_word(space), t[i].line);
             if (d.array) { /* T name[]: a pointer */
                 gp_status st = tokens(c, i, d.name);
                 if (st != GP_SUCCESS) return st;
@@ -351,8 +417,9 @@ static gp_status shared_decls(cc *c, size_t open, size_t close, char *dyn, size_
     return GP_SUCCESS;
 }
 
-/* A function at i (its head up to the parameters' '(' at paren); *next: the token after it. */
-static gp_status function(cc *c, size_t i, size_t paren, size_t *next)
+/* A function at i (its head up to the parameters' '(' at paren), in c->variant's spaces; *next:
+ * the token after it. */
+static gp_status function_once(cc *c, size_t i, size_t paren, size_t *next)
 {
     const tok *t = c->t;
     int kernel = 0, device = 0;
@@ -380,7 +447,7 @@ static gp_status function(cc *c, size_t i, size_t paren, size_t *next)
     } else {
         dyn[0] = fixed[0] = 0;
     }
-    gp__cc_puts_at(c, kernel ? "GP_KERNEL" : "GP_FUNC", t[i].line);
+    gp__cc_puts_at(c, kernel ? "GP_KERNEL" : c->overload ? "GP_FUNC __attribute__((overloadable))" : "GP_FUNC", t[i].line);
     for (size_t k = i; k < paren - 1;) { /* the return type: qualifiers dropped */
         if (is(&t[k], "__global__") || is(&t[k], "__device__") || is(&t[k], "static") || is(&t[k], "inline") ||
             is(&t[k], "extern") || t[k].kind == T_STR) {
@@ -432,6 +499,28 @@ static gp_status function(cc *c, size_t i, size_t paren, size_t *next)
     return st;
 }
 
+/* A function, once for each variant its calls need (each after the first from its own first
+ * line again, so that the compiler's messages name the caller's lines). */
+static gp_status function(cc *c, size_t i, size_t paren, size_t *next)
+{
+    size_t f = device_function(c, &c->t[paren - 1]);
+    unsigned want = f ? c->want[f - 1] : 1u;
+    c->overload = want != 1u;
+    gp_status st = GP_SUCCESS;
+    for (int v = 0, done = 0; v < 27 && st == GP_SUCCESS; v++) {
+        if (!(want >> v & 1)) continue;
+        if (done++) {
+            char text[32];
+            snprintf(text, sizeof text, "\n#line %d\n", c->t[i].line);
+            gp__cc_puts_at(c, text, c->line);
+            c->line = c->t[i].line;
+        }
+        c->variant = v;
+        st = function_once(c, i, paren, next);
+    }
+    c->variant = c->overload = 0;
+    return st;
+}
 
 /* What follows __device__ at i: a function (its '(' comes before any ';', '=', '[' or '{'). */
 static int function_ahead(const cc *c, size_t i)
@@ -496,17 +585,51 @@ static gp_status put_global_sizes(cc *c)
     return GP_SUCCESS;
 }
 
+/* Which parameters of the function whose '(' is at paren are pointers, a bit each. */
+static unsigned pointer_params(cc *c, size_t paren)
+{
+    size_t close = match(c, paren);
+    unsigned mask = 0;
+    for (size_t k = paren + 1, arg = 0; k < close && arg < 32; arg++) {
+        size_t end = item_end(c, k, close);
+        decl d;
+        if (decl_at(c, k, &d) && (d.pointer || d.array)) mask |= 1u << arg;
+        k = end + 1;
+    }
+    return mask;
+}
+
+static gp_status translate_once(cc *c);
+
+/* The __device__ functions found, then the source written until no call needs a variant of a
+ * function not written yet (a function's variants can need variants of those it calls). */
 static gp_status translate(cc *c)
 {
     const tok *t = c->t;
-    size_t i = 0;
-    int extern_block = 0;
     for (size_t k = 0; t[k].kind != T_EOF; k++) /* the __device__ functions, for their calls */
         if (is(&t[k], "__device__") && function_ahead(c, k) && c->nfuncs < sizeof c->funcs / sizeof c->funcs[0]) {
             size_t paren = k;
             while (!is(&t[paren], "(")) paren++;
-            if (paren > k + 1) c->funcs[c->nfuncs++] = &t[paren - 1];
+            if (paren > k + 1) {
+                c->fptrs[c->nfuncs] = pointer_params(c, paren), c->want[c->nfuncs] = 1;
+                c->funcs[c->nfuncs++] = &t[paren - 1];
+            }
         }
+    for (int pass = 0;; pass++) {
+        c->grew = 0;
+        gp_status st = translate_once(c);
+        if (st != GP_SUCCESS || !c->grew) return st;
+        if (pass == 16) return gp__cc_refuse(c, t[0].line, "__device__ functions that call each other too deep");
+        c->len = 0, c->line = 1, c->ng = 0, c->helpers = 0, c->dyn_type = NULL, c->npend = 0, c->ntypedefs = 0;
+        if (c->out) c->out[0] = 0;
+    }
+}
+
+static gp_status translate_once(cc *c)
+{
+    const tok *t = c->t;
+    size_t i = 0;
+    int extern_block = 0;
     while (t[i].kind != T_EOF) {
         gp_status st = gp__cc_check_word(c, &t[i]);
         if (st != GP_SUCCESS) return st;
@@ -534,8 +657,14 @@ static gp_status translate(cc *c)
             while (t[i].kind != T_EOF && !is(&t[i], ";")) i++;
             i++;
         } else if (is(&t[i], "struct") || is(&t[i], "typedef") || is(&t[i], "enum") || is(&t[i], "union")) {
-            size_t end = i;
+            size_t end = i, used;
             while (t[end].kind != T_EOF && !is(&t[end], ";")) end = is(&t[end], "{") ? match(c, end) + 1 : end + 1;
+            const tok *named = end > i && is(&t[i], "typedef") && t[end - 1].kind == T_ID ? &t[end - 1] : NULL;
+            if (named && gp__cc_type_at(named, &used)) { /* typedef unsigned long long uint64_t: the dialect has it */
+                i = end + 1;
+                continue;
+            }
+            if (named && c->ntypedefs < sizeof c->typedefs / sizeof c->typedefs[0]) c->typedefs[c->ntypedefs++] = named;
             st = tokens(c, i, end + 1);
             if (st != GP_SUCCESS) return st;
             i = end + 1;

@@ -239,7 +239,50 @@ const char *gp__cc_renamed(const tok *t)
 }
 
 /* An atomic's OpenCL name for an element type, or a helper's (H_ bits say which to define). */
-enum { H_ADDF = 1, H_XCHGF = 2, H_ADDD = 4, H_INC = 8, H_DEC = 16 };
+enum { H_ADDF = 1, H_XCHGF = 2, H_ADDD = 4, H_INC = 8, H_DEC = 16, H_ERFINV = 32 };
+
+/* CUDA's erfinv and erfcinv (OpenCL C has neither): the helper's name, noted as used; NULL for
+ * other names. */
+const char *gp__cc_erfinv(cc *c, const tok *t)
+{
+    int inv = is(t, "erfinvf") || is(t, "erfinv"), cinv = is(t, "erfcinvf") || is(t, "erfcinv");
+    if (inv || cinv) c->helpers |= H_ERFINV;
+    return inv ? "gp__cu_erfinv" : cinv ? "gp__cu_erfcinv" : NULL;
+}
+
+/* Giles's approximation ("Approximating the erfinv function", GPU Computing Gems, 2011) in w =
+ * -log((1 - x)(1 + x)), then two Newton steps on erf or erfc, which take it to the type's
+ * precision; for float and double. */
+static const char erfinv_text[] =
+    "#define GP__CU_ERFINV(T)\\\n"
+    "static inline __attribute__((overloadable)) T gp__cu_erfinv_guess(T w) {\\\n"
+    "    T p;\\\n"
+    "    if (w < (T)5) { w -= (T)2.5; p = (T)2.81022636e-08; p = (T)3.43273939e-07 + p * w;\\\n"
+    "        p = (T)-3.5233877e-06 + p * w; p = (T)-4.39150654e-06 + p * w; p = (T)0.00021858087 + p * w;\\\n"
+    "        p = (T)-0.00125372503 + p * w; p = (T)-0.00417768164 + p * w; p = (T)0.246640727 + p * w;\\\n"
+    "        p = (T)1.50140941 + p * w;\\\n"
+    "    } else { w = sqrt(w) - (T)3; p = (T)-0.000200214257; p = (T)0.000100950558 + p * w;\\\n"
+    "        p = (T)0.00134934322 + p * w; p = (T)-0.00367342844 + p * w; p = (T)0.00573950773 + p * w;\\\n"
+    "        p = (T)-0.0076224613 + p * w; p = (T)0.00943887047 + p * w; p = (T)1.00167406 + p * w;\\\n"
+    "        p = (T)2.83297682 + p * w; }\\\n"
+    "    return p;\\\n"
+    "}\\\n"
+    "static inline __attribute__((overloadable)) T gp__cu_erfinv(T x) {\\\n"
+    "    if (!(fabs(x) < (T)1)) return fabs(x) == (T)1 ? copysign((T)INFINITY, x) : (T)NAN;\\\n"
+    "    T r = gp__cu_erfinv_guess(-log(((T)1 - x) * ((T)1 + x))) * x;\\\n"
+    "    for (int k = 0; k < 2; k++) r -= (erf(r) - x) / ((T)1.1283791670955126 * exp(-r * r));\\\n"
+    "    return r;\\\n"
+    "}\\\n"
+    "static inline __attribute__((overloadable)) T gp__cu_erfcinv(T y) {\\\n"
+    "    if (!(y > (T)0 && y < (T)2)) return y == (T)0 ? (T)INFINITY : y == (T)2 ? -(T)INFINITY : (T)NAN;\\\n"
+    "    T r = gp__cu_erfinv_guess(-log(y * ((T)2 - y))) * ((T)1 - y);\\\n"
+    "    for (int k = 0; k < 2; k++) r += (erfc(r) - y) / ((T)1.1283791670955126 * exp(-r * r));\\\n"
+    "    return r;\\\n"
+    "}\n"
+    "GP__CU_ERFINV(float)\n"
+    "#ifdef GP_HAS_FP64\n"
+    "GP__CU_ERFINV(double)\n"
+    "#endif\n";
 
 static const char *const atomic_ops[][2] = {{"atomicAdd", "add"}, {"atomicSub", "sub"}, {"atomicMax", "max"},
                                             {"atomicMin", "min"}, {"atomicExch", "xchg"}, {"atomicCAS", "cmpxchg"},
@@ -305,6 +348,7 @@ void gp__cc_put_helpers(cc *c)
     char fn[1024];
     /* CUDA's abs takes integers and floats (C++ overloads); OpenCL's only integers, and returns them unsigned */
     gp__cc_puts_at(c, "#define GP__CU_ABS(x) ((x) < 0 ? -(x) : (x))\n", c->line);
+    if (c->helpers & H_ERFINV) gp__cc_puts_at(c, erfinv_text, c->line);
     for (int h = 0; h < 5; h++) {
         if (!(c->helpers & (1u << h))) continue;
         for (int space = 0; space < 2; space++) {

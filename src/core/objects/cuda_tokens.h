@@ -53,6 +53,15 @@ typedef struct {
     size_t ng;
     const tok *funcs[64]; /* the __device__ functions' names: calls to them pass the globals on */
     size_t nfuncs;
+    /* Per __device__ function: which parameters are pointers (a bit each), and which address
+     * spaces its calls pass them (a bit per variant: the sum over its pointer parameters of 3^j
+     * times 0 global, 1 local, 2 private; bit 0, all global, always). A function called with
+     * local or private memory is written once per variant, overloadable, so that each call finds
+     * the one of its arguments' spaces (OpenCL 1.2 has no generic address space). */
+    unsigned fptrs[64], want[64];
+    const tok *typedefs[32]; /* the names file-scope typedefs declare: T(x) is a cast */
+    size_t ntypedefs;
+    int variant, overload, grew;
     size_t pend[64]; /* the closing ')' of such calls still to be written */
     size_t npend;
 } cc;
@@ -72,6 +81,7 @@ const char *gp__cc_type_at(const tok *t, size_t *used);
 int gp__cc_vector_type(const tok *t);
 gp_status gp__cc_check_word(cc *c, const tok *t);
 const char *gp__cc_renamed(const tok *t);
+const char *gp__cc_erfinv(cc *c, const tok *t);
 const char *gp__cc_cuda_atomic(const tok *fn);
 const char *gp__cc_atomic_name(cc *c, const tok *fn, const sym *s, char *buf, size_t len);
 void gp__cc_put_helpers(cc *c);
