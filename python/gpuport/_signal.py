@@ -8,31 +8,40 @@ from ._array import Array, asarray, empty
 from ._raw import RawModule
 
 _CONVOLVE = r"""
-__device__ int gp_edge(int r, int n, int boundary) /* the index r stands for, or -1: the fill value */
+__device__ int gp_edge(int r, int n) /* the index r stands for, or -1: the fill value */
 {
     if (r >= 0 && r < n) return r;
-    if (boundary == 1) { r %= n; return r < 0 ? r + n : r; }     /* wrap */
-    if (boundary == 2) {                                          /* symm: the edge repeated */
-        r %= 2 * n;
-        if (r < 0) r += 2 * n;
-        return r < n ? r : 2 * n - 1 - r;
-    }
+#if BOUNDARY == 1 /* wrap */
+    r %= n;
+    return r < 0 ? r + n : r;
+#elif BOUNDARY == 2 /* symm: the edge repeated */
+    r %= 2 * n;
+    if (r < 0) r += 2 * n;
+    return r < n ? r : 2 * n - 1 - r;
+#else
     return -1;
+#endif
 }
 
 extern "C" __global__ void convolve2d(const T *a, const T *k, T *out, int am, int an, int km, int kn, int om,
-                                      int on, int oi, int oj, int boundary, T fill, int flip)
+                                      int on, int oi, int oj, T fill)
 {
     int j = blockIdx.x * blockDim.x + threadIdx.x, i = blockIdx.y * blockDim.y + threadIdx.y;
     if (i >= om || j >= on) return;
     T acc = 0;
+    int inside = j + oj - (kn - 1) >= 0 && j + oj < an; /* every column of the window in a */
     for (int p = 0; p < km; p++) {
-        int r = gp_edge(i + oi - p, am, boundary);
-        const T *krow = k + (flip ? km - 1 - p : p) * kn;
+        int r = gp_edge(i + oi - p, am);
+        const T *krow = k + (FLIP ? km - 1 - p : p) * kn;
+        if (r >= 0 && inside) {
+            const T *arow = a + r * an + j + oj;
+            for (int q = 0; q < kn; q++) acc += arow[-q] * krow[FLIP ? kn - 1 - q : q];
+            continue;
+        }
         for (int q = 0; q < kn; q++) {
-            int c = gp_edge(j + oj - q, an, boundary);
+            int c = gp_edge(j + oj - q, an);
             T v = r >= 0 && c >= 0 ? a[r * an + c] : fill;
-            acc += v * krow[flip ? kn - 1 - q : q];
+            acc += v * krow[FLIP ? kn - 1 - q : q];
         }
     }
     out[i * on + j] = acc;
@@ -44,10 +53,14 @@ _modules = {}
 _BOUNDARY = {"fill": 0, "wrap": 1, "circular": 1, "symm": 2, "symmetric": 2}
 
 
-def _kernel(dtype):
-    if dtype not in _modules:
-        _modules[dtype] = RawModule(code=_CONVOLVE, options=("-DT=%s" % _CTYPE[dtype],))
-    return _modules[dtype].get_function("convolve2d")
+def _kernel(dtype, boundary, flip):
+    """The kernel for dtype, its boundary (0 fill, 1 wrap, 2 symm) and flip (convolution) fixed
+    when it is compiled."""
+    key = (dtype, boundary, flip)
+    if key not in _modules:
+        _modules[key] = RawModule(code=_CONVOLVE, options=("-DT=%s" % _CTYPE[dtype], "-DBOUNDARY=%d" % boundary,
+                                                           "-DFLIP=%d" % int(flip)))
+    return _modules[key].get_function("convolve2d")
 
 
 def _pair(x, y):
@@ -87,8 +100,8 @@ def _run(what, in1, in2, mode, boundary, fillvalue, flip, numpy_same=False):
         a, k = (x.astype(dtype) if x.dtype != dtype else x for x in (a, k))
         a, k = (x if x.contiguous and not x._off else x.copy() for x in (a, k))
         fill = float(fillvalue) if dtype.kind == "f" else int(fillvalue)
-        _kernel(dtype)(((on + 31) // 32, (om + 7) // 8), (32, 8), (a, k, out, am, an, km, kn, om, on, oi, oj,
-                                                                     _BOUNDARY[boundary], fill, int(flip)))
+        _kernel(dtype, _BOUNDARY[boundary], flip)(((on + 31) // 32, (om + 7) // 8), (32, 8),
+                                                  (a, k, out, am, an, km, kn, om, on, oi, oj, fill))
     elif out.size:
         out[...] = 0
     return out[::-1, ::-1].copy() if swapped and flip else out

@@ -1,7 +1,7 @@
 """NumPy's sort, argsort, unique, median and searchsorted on the device: a stable least-significant-digit radix
-sort of 4-bit digits, in the kernel dialect (every backend). Keys are made unsigned integers that
+sort of 8-bit digits, in the kernel dialect (every backend). Keys are made unsigned integers that
 order as the values do (floats with their sign bit flipped, or all bits where negative; every
-NaN last, as NumPy puts them); each pass counts the digits of each tile of 4096 keys, scans the
+NaN last, as NumPy puts them); each pass counts the digits of each tile of 2048-4096 keys, scans the
 counts (digit-major, so that a digit's keys follow those of the digits below it) and scatters
 each key to its place, keeping the order of equal digits. Sorting along an axis of an N-D array
 sorts each row: the keys first, then, stably, the row each key belongs to."""
@@ -14,9 +14,8 @@ from ._array import CTYPES, asarray, empty, normalize_axis
 from ._primitives import Program, cumsum
 
 _SOURCE = r"""
-#define BINS 16
+#define BINS 256
 #define THREADS 256
-#define ITEMS 16
 #define TILE (THREADS * ITEMS)
 
 GP_FUNC K bits_of(T v) { union { T v; K k; } u; u.k = 0; u.v = v; return u.k; }
@@ -56,73 +55,131 @@ GP_KERNEL void from_keys(GP_GLOBAL const K *keys, GP_GLOBAL T *x, uint n)
 /* counts[d * tiles + b]: the keys of tile b whose digit at shift is d. */
 GP_KERNEL void radix_count(GP_GLOBAL const K *keys, GP_GLOBAL uint *counts, uint n, uint shift, uint tiles)
 {
-    GP_LOCAL uint c[BINS][THREADS];
+    GP_LOCAL uint h[BINS];
     uint t = gp_local_id(0), b = gp_group_id(0);
-    for (uint d = 0; d < BINS; d++) c[d][t] = 0;
-#pragma unroll
+    h[t] = 0;
+    gp_barrier();
     for (uint j = 0; j < ITEMS; j++) {
         uint i = b * TILE + j * THREADS + t;
-        if (i < n) c[(uint)(keys[i] >> shift) & (BINS - 1)][t]++;
+        if (i < n) gp_atomic_add(&h[(uint)(keys[i] >> shift) & (BINS - 1)], 1u);
     }
     gp_barrier();
-    uint d = t / 16, s = t % 16, sum = 0;
-    for (uint k = 0; k < 16; k++) sum += c[d][s * 16 + k];
-    gp_barrier();
-    c[d][s] = sum;
-    gp_barrier();
-    if (t < BINS) {
-        uint total = 0;
-        for (uint k = 0; k < 16; k++) total += c[t][k];
-        counts[t * tiles + b] = total;
-    }
+    counts[t * tiles + b] = h[t];
 }
 
+/* The sum of x over the work-items before t (of THREADS): by subgroup scans where subgroups are
+ * runs of consecutive work-items (CUDA, HIP, NVIDIA's OpenCL), else by doubling steps. */
+GP_FUNC uint exclusive_sum(GP_LOCAL_PTR(uint) sums, uint t, uint x)
+{
+#if defined(GP_HAS_SUBGROUPS) && (!defined(GP_BACKEND_OPENCL) || defined(GP_NV_SM))
+    uint in = gp_sub_group_scan_inclusive_add(x), g = gp_sub_group_id();
+    if (gp_sub_group_local_id() == gp_sub_group_size() - 1) sums[g] = in;
+    gp_barrier();
+    if (t == 0)
+        for (uint k = 0, acc = 0; k < gp_num_sub_groups(); k++) {
+            uint v = sums[k];
+            sums[k] = acc;
+            acc += v;
+        }
+    gp_barrier();
+    uint before = sums[g] + in - x;
+    gp_barrier(); /* sums is free again when this returns */
+    return before;
+#else
+    sums[t] = x;
+    gp_barrier();
+    for (uint step = 1; step < THREADS; step <<= 1) {
+        uint y = t >= step ? sums[t - step] : 0;
+        gp_barrier();
+        sums[t] += y;
+        gp_barrier();
+    }
+    return sums[t] - x;
+#endif
+}
+
+/* Local memory with a word of padding every 32, so that work-items reading ITEMS in a row meet
+ * in different banks. */
+#define AT(q) ((q) + ((q) >> 5))
+
 /* Each key of tile b to offsets[d * tiles + b] plus its rank among the tile's keys of digit d;
- * a work-item takes ITEMS keys in a row, so that equal digits keep their order. Its value goes
- * along (the key's index, where first is 1). */
+ * its value goes along (the key's index, where first is 1). The tile is read into local memory
+ * in one coalesced sweep and sorted there by its 8-bit digit, stably, in two passes of 4 bits (a
+ * work-item ranks ITEMS keys in a row, so that equal digits keep their order); then written out
+ * in that order, so that the writes to global memory are runs of consecutive addresses. */
 GP_KERNEL void radix_scatter(GP_GLOBAL const K *keys, GP_GLOBAL K *out, GP_GLOBAL const uint *values,
                              GP_GLOBAL uint *out_values, GP_GLOBAL const uint *offsets, uint n, uint shift,
                              uint tiles, int first)
 {
-    GP_LOCAL uint c[BINS][THREADS];
+    GP_LOCAL uint c[16][THREADS];
     GP_LOCAL uint sums[THREADS];
     GP_LOCAL uint base[BINS];
-    uint t = gp_local_id(0), b = gp_group_id(0), start = b * TILE + t * ITEMS;
-    for (uint d = 0; d < BINS; d++) c[d][t] = 0;
+    GP_LOCAL K lk[AT(TILE)];
+#if VALUES
+    GP_LOCAL uint lv[AT(TILE)];
+    uint v[ITEMS];
+#endif
     K k[ITEMS];
-#pragma unroll
+    uint t = gp_local_id(0), b = gp_group_id(0), mine = t * ITEMS;
+    uint valid = n - b * TILE < TILE ? n - b * TILE : TILE;
     for (uint j = 0; j < ITEMS; j++) {
-        k[j] = start + j < n ? keys[start + j] : 0;
-        if (start + j < n) c[(uint)(k[j] >> shift) & (BINS - 1)][t]++;
+        uint q = j * THREADS + t;
+        lk[AT(q)] = q < valid ? keys[b * TILE + q] : 0;
+#if VALUES
+        lv[AT(q)] = first || q >= valid ? b * TILE + q : values[b * TILE + q];
+#endif
     }
-    gp_barrier();
-    /* the counts' exclusive scan, digit-major: work-item t takes 16 of them in a row */
-    uint d = t / 16, s = (t % 16) * 16, run = 0;
-    for (uint q = 0; q < 16; q++) run += c[d][s + q];
-    sums[t] = run;
-    gp_barrier();
-    for (uint step = 1; step < THREADS; step <<= 1) {
-        uint v = t >= step ? sums[t - step] : 0;
+    for (uint round = 0; round < 2; round++) {
+        uint nibble = shift + 4 * round;
+        for (uint d = 0; d < 16; d++) c[d][t] = 0;
         gp_barrier();
-        sums[t] += v;
-        gp_barrier();
-    }
-    uint prefix = sums[t] - run;
-    for (uint q = 0; q < 16; q++) {
-        uint v = c[d][s + q];
-        c[d][s + q] = prefix;
-        prefix += v;
-    }
-    gp_barrier();
-    if (t < BINS) base[t] = offsets[t * tiles + b] - c[t][0];
-    gp_barrier();
 #pragma unroll
+        for (uint j = 0; j < ITEMS; j++) {
+            k[j] = lk[AT(mine + j)];
+#if VALUES
+            v[j] = lv[AT(mine + j)];
+#endif
+            if (mine + j < valid) c[(uint)(k[j] >> nibble) & 15][t]++;
+        }
+        gp_barrier();
+        /* the counts' exclusive scan, digit-major: work-item t takes 16 of them in a row */
+        uint d = t / 16, s = (t % 16) * 16, run = 0;
+        for (uint q = 0; q < 16; q++) run += c[d][s + q];
+        uint prefix = exclusive_sum(sums, t, run);
+        for (uint q = 0; q < 16; q++) {
+            uint x = c[d][s + q];
+            c[d][s + q] = prefix;
+            prefix += x;
+        }
+        gp_barrier();
+#pragma unroll
+        for (uint j = 0; j < ITEMS; j++) {
+            if (mine + j < valid) {
+                uint at = c[(uint)(k[j] >> nibble) & 15][t]++;
+                lk[AT(at)] = k[j];
+#if VALUES
+                lv[AT(at)] = v[j];
+#endif
+            }
+        }
+        gp_barrier();
+    }
+    for (uint j = 0; j < ITEMS; j++) { /* where each digit's run starts, in the tile and in out */
+        uint q = j * THREADS + t;
+        uint d = (uint)(lk[AT(q)] >> shift) & (BINS - 1);
+        if (q < valid && (q == 0 || ((uint)(lk[AT(q - 1)] >> shift) & (BINS - 1)) != d))
+            base[d] = offsets[d * tiles + b] - q;
+    }
+    gp_barrier();
     for (uint j = 0; j < ITEMS; j++) {
-        if (start + j < n) {
-            uint digit = (uint)(k[j] >> shift) & (BINS - 1);
-            uint at = base[digit] + c[digit][t]++;
-            out[at] = k[j];
-            if (VALUES) out_values[at] = first ? start + j : values[start + j];
+        uint q = j * THREADS + t;
+        if (q < valid) {
+            K key = lk[AT(q)];
+            uint at = base[(uint)(key >> shift) & (BINS - 1)] + q;
+            out[at] = key;
+#if VALUES
+            out_values[at] = lv[AT(q)];
+#endif
         }
     }
 }
@@ -154,7 +211,6 @@ GP_KERNEL void searchsorted(GP_GLOBAL const T *a, GP_GLOBAL const T *v, GP_GLOBA
     }
 }
 """
-_TILE = 256 * 16
 _programs = {}
 _KEYS = {4: "uint", 8: "ulong"}
 
@@ -167,10 +223,14 @@ def _kernels(dtype, values, dev):
         k = _KEYS[max(size, 4)]
         t = CTYPES[dtype] if dtype is not None else "uint"
         kind = dtype.kind if dtype is not None else "u"
-        opts = "-DT=%s -DK=%s -DKBITS=%d -DFLOAT=%d -DSIGNED=%d -DVALUES=%d" % (
-            t, k, 8 * max(size, 4), kind == "f", kind == "i", int(values))
+        # keys a work-item takes: the scatter's tile of keys (and values) in local memory, its
+        # counts beside them, under the 48 KiB that every backend here gives a work-group
+        items = 8 if size == 8 else 12 if values else 16
+        opts = "-DT=%s -DK=%s -DKBITS=%d -DFLOAT=%d -DSIGNED=%d -DVALUES=%d -DITEMS=%d" % (
+            t, k, 8 * max(size, 4), kind == "f", kind == "i", int(values), items)
         p = Program(_SOURCE, opts, device=dev)
         _programs[key] = {n: p.kernel(n) for n in ("to_keys", "from_keys", "radix_count", "radix_scatter", "rows_of")}
+        _programs[key]["tile"] = 256 * items
     return _programs[key]
 
 
@@ -178,14 +238,14 @@ def _radix(keys, bits, values, kernels, stream):
     """Sorts keys (uint or ulong, contiguous) by their low bits, carrying values: a uint array,
     True (the keys' indices, made by the first pass) or None. Returns the sorted keys and values."""
     n, dev = keys.size, keys.device
-    tiles = -(-n // _TILE)
-    counts = empty(16 * tiles, np.uint32, dev)
+    tiles = -(-n // kernels["tile"])
+    counts = empty(256 * tiles, np.uint32, dev)
     other, carry, first = empty(n, keys.dtype, dev), values is not None, values is True
     if first:
         values = empty(n, np.uint32, dev)  # not read: the first pass writes the indices
     other_values = empty(n, np.uint32, dev) if carry else counts
     values = values if carry else counts  # (not used without VALUES)
-    for shift in range(0, bits, 4):
+    for shift in range(0, bits, 8):
         kernels["radix_count"](keys, counts, n, shift, tiles, global_size=tiles * 256, local_size=256, stream=stream)
         offsets = cumsum(counts, exclusive=True, stream=stream)
         kernels["radix_scatter"](keys, other, values, other_values, offsets, n, shift, tiles, int(first and shift == 0),
@@ -196,9 +256,9 @@ def _radix(keys, bits, values, kernels, stream):
     return keys, values if carry else None
 
 
-def _sorted(x, want_index, stream=None):
-    """x (1-D or N-D, sorted along its last axis) sorted, and the indices along that axis that
-    sort it (int64), where want_index."""
+def _sorted(x, want_index, stream=None, values=True):
+    """x (1-D or N-D, sorted along its last axis) sorted (None without values), and the indices
+    along that axis that sort it (int64), where want_index."""
     if x.dtype.kind not in "biuf" or x.dtype.itemsize > 8:
         raise TypeError("gpuport.sort: takes bool, integer and float arrays, not %s" % x.dtype)
     n, dev = x.size, x.device
@@ -213,38 +273,41 @@ def _sorted(x, want_index, stream=None):
         return x.copy(), (empty(x.shape, np.int64, dev) if want_index else None)
     kern["to_keys"](x, keys, n, int(want_index), global_size=n, stream=stream)
     keys, index = _radix(keys, 8 * keys.itemsize, True if want_index or rows > 1 else None, kern, stream)
+    out = None
     if rows > 1:  # then stably by row: each row's keys together, in their order
         row = empty(n, np.uint32, dev)
         kern["rows_of"](index, row, length, n, global_size=n, stream=stream)
-        _, index = _radix(row, 4 * math.ceil(math.log2(rows) / 4), index, _kernels(None, True, dev), stream)
-        flat = x.reshape(n)
-        out = flat[index.astype(np.int64)].reshape(x.shape)
+        _, index = _radix(row, 8 * math.ceil(math.log2(rows) / 8), index, _kernels(None, True, dev), stream)
+        if values:
+            out = x.reshape(n)[index.astype(np.int64)].reshape(x.shape)
         if want_index:  # the index within the row
             index = ew.remainder(index, length)
     elif want_index and x.dtype.kind == "f":  # its keys took -0.0 as 0.0: the values themselves
-        out = x.reshape(n)[index.astype(np.int64)].reshape(x.shape)
-    else:
+        index = index.astype(np.int64)
+        if values:
+            out = x.reshape(n)[index].reshape(x.shape)
+    elif values:
         out = empty(x.shape, x.dtype, dev)
         kern["from_keys"](keys, out, n, global_size=n, stream=stream)
-    return out, (index.astype(np.int64).reshape(x.shape) if want_index else None)
+    return out, (index.astype(np.int64, copy=False).reshape(x.shape) if want_index else None)
 
 
-def _along(a, axis, want_index, back=True):
-    """a sorted along axis (None: flattened), and the indices that sort it where want_index; the
-    axis is moved last for the sort, and back unless back is False."""
+def _along(a, axis, want_index, back=True, values=True):
+    """a sorted along axis (None: flattened; None without values), and the indices that sort it
+    where want_index; the axis is moved last for the sort, and back unless back is False."""
     x = asarray(a)
     if axis is None:
-        return _sorted(x.ravel(), want_index)
+        return _sorted(x.ravel(), want_index, values=values)
     if x.ndim == 0:
         raise getattr(np, "exceptions", np).AxisError(axis, 0)
     ax = normalize_axis(axis, x.ndim)
     if ax == x.ndim - 1:
-        return _sorted(x, want_index)
+        return _sorted(x, want_index, values=values)
     order = [d for d in range(x.ndim) if d != ax] + [ax]
-    out, index = _sorted(x.transpose(order), want_index)
+    out, index = _sorted(x.transpose(order), want_index, values=values)
     if back:
         undo = list(np.argsort(order))
-        out = out.transpose(undo).copy()
+        out = out.transpose(undo).copy() if out is not None else None
         index = index.transpose(undo).copy() if index is not None else None
     return out, index
 
@@ -265,7 +328,7 @@ def sort(a, axis=-1, kind=None, order=None):
 def argsort(a, axis=-1, kind=None, order=None):
     """NumPy's argsort: the int64 indices that sort a along axis (stable: equal values keep their order)."""
     _check_kind(kind, order, "argsort")
-    return _along(a, axis, True)[1]
+    return _along(a, axis, True, values=False)[1]
 
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True):

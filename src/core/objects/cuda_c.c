@@ -213,6 +213,30 @@ static int typedef_name(const cc *c, const tok *k)
     return 0;
 }
 
+/* A function-style cast at i, T(x), or a vector's make_float2(a, b), written (T) or (float2):
+ * the tokens it took, or 0 where there is none. */
+static size_t cast(cc *c, size_t i)
+{
+    const tok *k = &c->t[i];
+    size_t used;
+    if (strncmp(k->p, "make_", 5) == 0 && is(&c->t[i + 1], "(")) {
+        tok v = {T_ID, k->line, k->p + 5, k->n - 5};
+        if (!gp__cc_vector_type(&v)) return 0;
+        char text[32];
+        snprintf(text, sizeof text, "(%.*s)", (int)v.n, v.p);
+        gp__cc_puts_at(c, text, k->line);
+        return 1;
+    }
+    const char *type = gp__cc_type_at(k, &used);
+    if (!type && !typedef_name(c, k)) return 0;
+    used = type ? used : 1;
+    if (!is(&c->t[i + used], "(")) return 0;
+    char text[64];
+    snprintf(text, sizeof text, "(%.*s)", type ? (int)strlen(type) : (int)k->n, type ? type : k->p);
+    gp__cc_puts_at(c, text, k->line);
+    return used;
+}
+
 /* The tokens from i up to end (not included), CUDA's names put into the dialect's. */
 static gp_status tokens(cc *c, size_t i, size_t end)
 {
@@ -246,15 +270,12 @@ static gp_status tokens(cc *c, size_t i, size_t end)
                 i += 3, done = 1;
             }
         if (done) continue;
-        size_t used;
-        const char *type = gp__cc_type_at(k, &used);
-        if ((type || typedef_name(c, k)) && is(&t[i + (type ? used : 1)], "(")) { /* T(x): (T)(x) */
-            char text[64];
-            snprintf(text, sizeof text, "(%.*s)", type ? (int)strlen(type) : (int)k->n, type ? type : k->p);
-            gp__cc_puts_at(c, text, k->line);
-            i += type ? used : 1;
+        size_t used = cast(c, i);
+        if (used) {
+            i += used;
             continue;
         }
+        const char *type = gp__cc_type_at(k, &used);
         if (type && (used > 1 || !is(k, type))) {
             gp__cc_puts_at(c, type, k->line);
             i += used;
@@ -273,16 +294,6 @@ static gp_status tokens(cc *c, size_t i, size_t end)
             gp__cc_puts_at(c, name, k->line);
             i++;
             continue;
-        }
-        if (strncmp(k->p, "make_", 5) == 0 && is(&t[i + 1], "(")) { /* make_float2(a, b): (float2)(a, b) */
-            tok v = {T_ID, k->line, k->p + 5, k->n - 5};
-            if (gp__cc_vector_type(&v)) {
-                char text[32];
-                snprintf(text, sizeof text, "(%.*s)", (int)v.n, v.p);
-                gp__cc_puts_at(c, text, k->line);
-                i++;
-                continue;
-            }
         }
         const char *r = gp__cc_erfinv(c, k);
         if (!r) r = gp__cc_renamed(k);
