@@ -74,7 +74,7 @@ class _CuSolver:
         self.status(name, getattr(self.lib, "cusolverDn" + name)(*args))
 
     def work(self, name, dtype, *args):
-        """The workspace that name's _bufferSize asks for, as an array on args' device."""
+        """The workspace, in elements, that name's _bufferSize asks for."""
         lwork = ctypes.c_int()
         self.call(name + "_bufferSize", dtype, *args, ctypes.byref(lwork))
         return lwork.value

@@ -93,13 +93,20 @@ GP_KERNEL void lu_solve(GP_GLOBAL const T *a, GP_GLOBAL const int *perm, GP_GLOB
 _kernels = {}
 
 
-def _square(a, what):
+def _matrix(a, what):
+    """a as an array of matrices of real numbers, and the float type linalg computes them in."""
     a = asarray(a)
-    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
-        raise LinAlgError("gpuport.linalg.%s: the last two dimensions must be square, not %s" % (what, a.shape))
-    dtype = np.dtype(np.float32) if a.dtype == np.float32 else np.dtype(np.float64)
+    if a.ndim < 2:
+        raise LinAlgError("%d-dimensional array given. Array must be at least two-dimensional" % a.ndim)
     if a.dtype.kind not in "biuf":
         raise TypeError("gpuport.linalg.%s: takes real arrays, not %s" % (what, a.dtype))
+    return a, (np.dtype(np.float32) if a.dtype == np.float32 else np.dtype(np.float64))
+
+
+def _square(a, what):
+    a, dtype = _matrix(a, what)
+    if a.shape[-1] != a.shape[-2]:
+        raise LinAlgError("gpuport.linalg.%s: the last two dimensions must be square, not %s" % (what, a.shape))
     return a, dtype
 
 
@@ -252,14 +259,6 @@ def svd(a, full_matrices=True, compute_uv=True):
         return _solvers.host("svd", a, full_matrices=full_matrices, compute_uv=compute_uv)
     return _each(a, lambda m: _solvers.svd(s, m, dtype, bool(full_matrices), bool(compute_uv)))
 
-
-def _matrix(a, what):
-    a = asarray(a)
-    if a.ndim < 2:
-        raise LinAlgError("%d-dimensional array given. Array must be at least two-dimensional" % a.ndim)
-    if a.dtype.kind not in "biuf":
-        raise TypeError("gpuport.linalg.%s: takes real arrays, not %s" % (what, a.dtype))
-    return a, (np.dtype(np.float32) if a.dtype == np.float32 else np.dtype(np.float64))
 
 
 def norm(x, ord=None, axis=None, keepdims=False):
