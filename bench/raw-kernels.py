@@ -2,12 +2,12 @@
 """CuPy's kernel classes on each device, and CuPy's own on CUDA devices where CuPy is installed, in
 one run: the Carpentries lesson's CUDA C vector add and histogram through RawKernel (and the same
 kernels in the dialect, through Program), an ElementwiseKernel, a ReductionKernel over all, the
-last and the first axis, SciPy's convolve2d, sort and argsort of 2^24 floats, and linalg's solve,
+last and the first axis, SciPy's convolve2d, sort and argsort of 2^24 floats, fft, ifft, rfft and fft2, and linalg's solve,
 inv, det, cholesky, qr, svd and eigh of a 1024 by 1024 float64 matrix (gpuport.linalg.solver(dev)
-names the library). Device ms from events, median (min) of the runs after a dropped first one,
+and gpuport.fft.library(dev) name the libraries). Device ms from events, median (min) of the runs after a dropped first one,
 results checked.
 
-    python3 bench/raw-kernels.py [--reps 20] [--quick]
+    python3 bench/raw-kernels.py [--reps 20] [--quick] [--only fft]
 """
 import argparse
 import statistics
@@ -74,7 +74,7 @@ SQDIFF = ("float32 x, float32 y", "float32 z", "z = (x - y) * (x - y)", "sqdiff"
 L2NORM = ("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm")
 
 
-def cases(lib, n, x, y, h):
+def cases(lib, n, x, y, h, only=""):
     """(name, run, check) of each kernel through lib (gpuport or CuPy), its inputs made there."""
     gx, gy, gz, gh, gout = lib.asarray(x), lib.asarray(y), lib.empty(n, np.float32), lib.asarray(h), \
         lib.zeros(256, np.int32)
@@ -105,7 +105,25 @@ def cases(lib, n, x, y, h):
             ("sort %d f32" % s_n, lambda: lib.sort(gs), lambda: np.array_equal(lib.asnumpy(lib.sort(gs)), np.sort(x[:s_n]))),
             ("argsort %d f32" % s_n, lambda: lib.argsort(gs), lambda: np.array_equal(
                 lib.asnumpy(lib.argsort(gs)), np.argsort(x[:s_n], kind="stable")))]
-    return out + linalg(lib, 64 if n < 1 << 22 else 1024)
+    return [c for c in out + fft(lib, n) + linalg(lib, 64 if n < 1 << 22 else 1024) if only in c[0]]
+
+
+def fft(lib, n):
+    """The fft cases: n / 16 complex64 and complex128 points, rfft of n / 4 float32, fft2 of a
+    complex64 image of n / 16 points (cuFFT on CUDA, gpuport's own FFT elsewhere)."""
+    rng = np.random.default_rng(2)
+    m = n // 16
+    c = (rng.standard_normal(m) + 1j * rng.standard_normal(m)).astype(np.complex64)
+    r = rng.standard_normal(n // 4).astype(np.float32)
+    side = int(np.sqrt(m))
+    g64, g128, gr, img = lib.asarray(c), lib.asarray(c.astype(np.complex128)), lib.asarray(r), lib.asarray(c[:side * side].reshape(side, side))
+
+    def close(got, want):
+        return lambda: np.allclose(lib.asnumpy(got()), want, rtol=0, atol=1e-4 * np.abs(want).max())
+    return [("fft %d c64" % m, lambda: lib.fft.fft(g64), close(lambda: lib.fft.fft(g64), np.fft.fft(c))),
+            ("ifft %d c128" % m, lambda: lib.fft.ifft(g128), close(lambda: lib.fft.ifft(g128), np.fft.ifft(c))),
+            ("rfft %d f32" % r.size, lambda: lib.fft.rfft(gr), close(lambda: lib.fft.rfft(gr), np.fft.rfft(r))),
+            ("fft2 %d^2 c64" % side, lambda: lib.fft.fft2(img), None)]
 
 
 def linalg(lib, n):
@@ -132,6 +150,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--only", default="", help="run the cases whose names contain this text (fft, sort, ...)")
     a = ap.parse_args()
     try:
         import cupy as cp
@@ -144,21 +163,21 @@ def main():
     print("gpuport %s: CuPy's kernel classes, n = %d; device ms, median (min) of %d runs" % (gp.version(), n, a.reps))
     anchor = {}
     if cp is not None and any(d.backend == "cuda" for d in gp.devices()):
-        for name, run, check in cases(cp, n, x, y, h):
+        for name, run, check in cases(cp, n, x, y, h, a.only):
             anchor[name] = timed(run, a.reps, cp.cuda.Event, cp.cuda.get_elapsed_time)
             assert check is None or check(), name
     for dev in gp.devices():
         with dev:
-            print("%-9s linalg: %s" % (dev.spec, gp.linalg.solver()))
+            print("%-9s linalg: %s; fft: %s" % (dev.spec, gp.linalg.solver(), gp.fft.library()))
             mine = {}
-            for name, run, check in cases(gp, n, x, y, h):
+            for name, run, check in cases(gp, n, x, y, h, a.only):
                 mine[name] = t = timed(run, a.reps, gp.cuda.Event, gp.cuda.get_elapsed_time)
                 assert check is None or check(), (dev.spec, name)
                 c = anchor.get(name) if dev.backend == "cuda" else None
                 print("%-9s %-20s gpuport %8.4f (%8.4f)%s" % (
                     dev.spec, name, t[0], t[1], "   CuPy %8.4f (%8.4f)  CuPy's ms / gpuport's %.3f"
                     % (c[0], c[1], c[0] / t[0]) if c else ""))
-            for name in ("vector_add", "histogram"):
+            for name in ("vector_add", "histogram") if a.only in "vector_add histogram" else ():
                 print("%-9s %-20s dialect's ms / CUDA C's %.3f" % (dev.spec, name, mine[name + " dialect"][0]
                                                                   / mine[name][0]))
 

@@ -10,7 +10,7 @@ NumPy's and CuPy's names and what differs.
 
 The package's files: _ffi (the C API through ctypes), _device (devices, streams, events),
 _array (Array, indexing, making arrays, products), _elementwise (generated element-wise
-kernels, the ufuncs), _reduction (reductions, norm), random, linalg, _primitives (gpuport's own
+kernels, the ufuncs), _reduction (reductions, norm), random, linalg, fft, _primitives (gpuport's own
 primitives and kernels of your own), _jit and _numba (Numba's `cuda.jit` kernels translated to the
 dialect, and Numba's cuda names).
 """
@@ -18,13 +18,13 @@ import builtins as _builtins
 
 import numpy as _np
 
-from . import _ffi, linalg, profiler, random, testing
+from . import _ffi, fft, linalg, profiler, random, testing
 from . import _methods  # noqa: F401  (Array's methods that compute)
 from ._array import (Array, array, asarray, ascontiguousarray, asnumpy, astype, empty, empty_like, free_memory, full,
                      full_like, get_default_memory_pool, ones, ones_like, zeros, zeros_like)
 from ._device import Device, Event, Stream, device, devices, get_device
 from ._numba import cuda
-from ._elementwise import clip, where
+from ._elementwise import angle, clip, conj, imag, real, where
 from ._elementwise import _NAMES as _UFUNCS
 from ._elementwise import (abs, acos, acosh, asin, asinh, atan, atan2, atanh, bitwise_invert,  # noqa: F401
                            bitwise_left_shift, bitwise_not, bitwise_right_shift, divide, mod, pow)
@@ -49,9 +49,9 @@ globals().update({n: getattr(_ew, n) for n in _UFUNCS})
 globals().update({k: v for k, v in _C.items() if k.startswith("GP_")})
 
 # NumPy's dtype and constant names, so that gp.float32 and gp.pi read as np.float32 and np.pi.
-bool_, int8, uint8, int16, uint16, int32, uint32, int64, uint64, float32, float64 = (
+bool_, int8, uint8, int16, uint16, int32, uint32, int64, uint64, float32, float64, complex64, complex128 = (
     _np.bool_, _np.int8, _np.uint8, _np.int16, _np.uint16, _np.int32, _np.uint32, _np.int64, _np.uint64, _np.float32,
-    _np.float64)
+    _np.float64, _np.complex64, _np.complex128)
 pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None
 dtype, ndarray = _np.dtype, Array
 iinfo, finfo, result_type, can_cast = _np.iinfo, _np.finfo, _np.result_type, _np.can_cast
@@ -151,12 +151,12 @@ def array_equal(a, b):
 __all__ = ["convolve", "correlate", "sort", "argsort", "unique", "median", "searchsorted", "scipy", "RawKernel", "RawModule", "GpuportError", "OutOfMemoryError", "get_default_memory_pool", "profiler", "testing", "concatenate",
            "stack", "vstack", "hstack", "get_array_module", "histogram", "compress", "flatnonzero", "nonzero", "nanmax", "nanmean",
            "nanmin", "nanprod", "nanstd", "nansum", "nanvar", "Device", "Stream", "Event", "Array", "Program", "Kernel", "ElementwiseKernel",
-           "ReductionKernel", "devices", "device", "get_device", "cuda", "local", "random", "linalg", "version",
+           "ReductionKernel", "devices", "device", "get_device", "cuda", "local", "random", "linalg", "fft", "version",
            "cache_info", "free_memory", "array", "asarray", "asnumpy", "ascontiguousarray", "empty", "zeros", "ones",
            "full",
            "empty_like", "zeros_like", "ones_like", "full_like", "arange", "linspace", "eye", "identity", "tril", "triu", "dot",
            "vdot", "inner", "outer", "matmul", "where", "clip", "sum", "prod", "min", "max", "amin", "amax", "mean",
            "var", "std", "argmin", "argmax", "any", "all", "count_nonzero", "cumsum", "cummin", "cummax", "stencil",
            "reshape", "ravel", "transpose", "broadcast_to", "copy", "allclose", "isclose", "array_equal",
-           "divide", "mod", "abs", "bitwise_not", "astype", "acos", "asin", "atan", "atan2", "acosh", "asinh", "atanh",
+           "divide", "mod", "abs", "bitwise_not", "conj", "real", "imag", "angle", "astype", "acos", "asin", "atan", "atan2", "acosh", "asinh", "atanh",
            "pow", "bitwise_invert", "bitwise_left_shift", "bitwise_right_shift"] + list(_UFUNCS)

@@ -15,7 +15,8 @@ from ._ffi import CONSTANTS as _C, RECORDS as _R, check as _check, lib as _lib
 CTYPES = {np.dtype(np.bool_): "uchar", np.dtype(np.int8): "char", np.dtype(np.uint8): "uchar",
           np.dtype(np.int16): "short", np.dtype(np.uint16): "ushort", np.dtype(np.int32): "int",
           np.dtype(np.uint32): "uint", np.dtype(np.int64): "long", np.dtype(np.uint64): "ulong",
-          np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
+          np.dtype(np.float32): "float", np.dtype(np.float64): "double", np.dtype(np.complex64): "gp_c64",
+          np.dtype(np.complex128): "gp_c128"}
 # ... and those the C primitives (gp_map, gp_reduce, gp_scan, gp_gemm) take, as gp_type.
 GP_TYPES = {np.dtype(np.float32): _C["GP_F32"], np.dtype(np.float64): _C["GP_F64"], np.dtype(np.int32): _C["GP_I32"],
             np.dtype(np.uint32): _C["GP_U32"], np.dtype(np.int64): _C["GP_I64"], np.dtype(np.uint64): _C["GP_U64"]}
@@ -26,7 +27,7 @@ def check_dtype(dtype):
     dtype = np.dtype(dtype)
     if dtype not in CTYPES:
         raise TypeError("gpuport: arrays of %s are not supported (bool, int8, uint8, int16, uint16, int32, uint32, "
-                        "int64, uint64, float32, float64)" % dtype)
+                        "int64, uint64, float32, float64, complex64, complex128)" % dtype)
     return dtype
 
 
@@ -253,6 +254,36 @@ class Array:
     flags = property(lambda self: _Flags(self))
     T = property(lambda self: self.transpose())
     mT = property(lambda self: self.swapaxes(-1, -2))
+
+    @property
+    def real(self):
+        """The real parts: a view of a complex array, the array itself otherwise (as NumPy's)."""
+        return self._part(0) if self.dtype.kind == "c" else self
+
+    @property
+    def imag(self):
+        """The imaginary parts: a view of a complex array; zeros (read-only) otherwise."""
+        if self.dtype.kind == "c":
+            return self._part(1)
+        z = zeros(self.shape, self.dtype, self.device)
+        z._ro = True
+        return z
+
+    @real.setter
+    def real(self, value):
+        self.real[...] = value
+
+    @imag.setter
+    def imag(self, value):
+        if self.dtype.kind != "c":
+            raise TypeError("gpuport: array does not have imaginary part to set")
+        self._part(1)[...] = value
+
+    def _part(self, which):
+        v = self._view(self.shape, [2 * s for s in self._st], 2 * self._off + which)
+        v.dtype = np.dtype(self.dtype.char.lower())
+        v.nbytes //= 2
+        return v
 
     @property
     def contiguous(self):

@@ -43,6 +43,9 @@ def _bind(what, params, args, types):
             if a is None or isinstance(a, Array) != array_pass or dtype is not None:
                 continue
             t = a.dtype if array_pass else np.result_type(a)
+            if np.dtype(t).kind == "c":
+                raise TypeError("gpuport.%s: %s is %s; complex types are not supported in kernels of your own"
+                                % (what, name, t))
             if tname not in types:
                 types[tname] = check_dtype(t)
             elif array_pass and types[tname] != t:

@@ -6,9 +6,11 @@ goes through the host."""
 import ctypes
 import math
 import numbers
+import warnings
 
 import numpy as np
 
+from . import _complex as cx
 from ._array import CTYPES, Array, asarray, c_strides, check_dtype, off_default_stream
 from ._device import _handle_out, _stream
 from ._ffi import CONSTANTS as _C, RECORDS as _R, check as _check, lib as _lib
@@ -25,7 +27,7 @@ def kernel(dev, source):
     key = (dev.spec, source)
     k = _kernels.get(key)
     if k is None:
-        prog = _handle_out(_lib.gp_program_create, dev._h, source.encode(), None)
+        prog = _handle_out(_lib.gp_program_create, dev._h, (cx.helpers(source) + source).encode(), None)
         try:
             k = _kernels[key] = _handle_out(_lib.gp_kernel_create, prog, b"k")
         finally:
@@ -108,7 +110,7 @@ def _merged(shape, strides):
     return dims or [(1, [0] * len(strides))]
 
 
-def _source(out_ct, in_cts, scalar_cts, casts, expr, dims, helpers):
+def _source(out_ct, expr_ct, in_cts, scalar_cts, casts, expr, dims, helpers):
     """A kernel k(out, inputs..., scalars..., offsets..., strides..., sizes..., n)."""
     nops = 1 + len(in_cts)
     params = ["GP_GLOBAL %s *o0" % out_ct] + ["GP_GLOBAL const %s *o%d" % (t, j + 1) for j, t in enumerate(in_cts)]
@@ -131,10 +133,9 @@ def _source(out_ct, in_cts, scalar_cts, casts, expr, dims, helpers):
             params.append("uint n%d" % d)
             body.append("    { uint c = r %% n%d; r /= n%d; %s }" % (d, d, " ".join(adds)))
     params.append("uint n")
-    for name, (ct, read) in casts.items():
-        body.append("    %s %s = (%s)(%s);" % (ct, name, ct, read))
-    store = "(uchar)((%s) != 0)" % expr if out_ct == "bool" else "(%s)(%s)" % (out_ct, expr)
-    body.append("    o0[p0] = %s;" % store)
+    for name, (ct, value) in casts.items():
+        body.append("    %s %s = %s;" % (ct, name, value))
+    body.append("    o0[p0] = %s;" % cx.convert(out_ct, expr_ct, expr))
     src = "".join(helpers) + "GP_KERNEL void k(%s)\n{\n    GP_FOR(i, n) {\n%s\n    }\n}\n" % (", ".join(params),
                                                                                                "\n".join(body))
     return src.replace("GP_GLOBAL bool", "GP_GLOBAL uchar").replace("const bool", "const uchar")
@@ -165,6 +166,10 @@ def run(expr, ops, loop_dtypes, out_dtype, out=None, helpers=(), stream=None):
             raise ValueError("output array is read-only")
         if out.device is not dev and arrays:
             raise ValueError("gpuport: out is on %s and the operands on %s" % (out.device.spec, dev.spec))
+    if any(isinstance(o, (complex, np.complexfloating)) for o in ops):  # a complex scalar: a 0-d array
+        ops = [asarray(np.asarray(o, lt), device=dev) if isinstance(o, (complex, np.complexfloating)) else o
+               for o, lt in zip(ops, loop_dtypes)]
+        arrays = [o for o in ops if isinstance(o, Array)]
     kinds = tuple((o.dtype, o.shape, o._st) if isinstance(o, Array) else _scalar_ct(o, _ct(lt))
                   for o, lt in zip(ops, loop_dtypes))
     key = (expr, helpers, tuple(loop_dtypes), kinds, np.dtype(out_dtype),
@@ -198,6 +203,7 @@ def _plan(expr, ops, kinds, loop_dtypes, out_dtype, out, helpers):
     the offsets (strides, sizes, n). Raises where out cannot take the result."""
     arrays = [o for o in ops if isinstance(o, Array)]
     shape = broadcast_shape(*[a.shape for a in arrays])
+    expr_ct = _ct(out_dtype)  # the expression's type: the result's, whatever out holds
     if out is not None:
         if broadcast_shape(out.shape, shape) != out.shape:
             raise ValueError("gpuport: the result of shape %s does not fit out of shape %s" % (shape, out.shape))
@@ -215,23 +221,23 @@ def _plan(expr, ops, kinds, loop_dtypes, out_dtype, out, helpers):
         if isinstance(o, Array):
             k_in += 1
             in_cts.append(_ct(o.dtype))
-            read = "o%d[p%d]" % (k_in, k_in)
+            read, read_ct = "o%d[p%d]" % (k_in, k_in), in_cts[-1]
         else:
             scalar_cts.append(k)
-            read = "s%d" % k_s
+            read, read_ct = "s%d" % k_s, k
             k_s += 1
-        casts["x%d" % idx] = ("uchar" if lct == "bool" else lct, "%s != 0" % read if lct == "bool" else read)
+        casts["x%d" % idx] = ("uchar" if lct == "bool" else lct, cx.convert(lct, read_ct, read))
     tail = []
     for d in range(len(dims) - 1, -1, -1):
         tail += [(s, "long") for s in dims[d][1] if s not in (0, 1)]
         if d:
             tail.append((dims[d][0], "uint"))
     tail.append((math.prod(shape), "uint"))
-    key = (expr, tuple(in_cts), tuple(scalar_cts), tuple(casts.values()), np.dtype(out_dtype).char,
+    key = (expr, expr_ct, tuple(in_cts), tuple(scalar_cts), tuple(casts.values()), np.dtype(out_dtype).char,
            tuple(tuple(0 if s == 0 else 1 if s == 1 else 2 for s in d[1]) for d in dims), helpers)
     src = _sources.get(key)
     if src is None:
-        src = _sources[key] = _source(_ct(out_dtype), in_cts, scalar_cts, casts, expr, dims, helpers)
+        src = _sources[key] = _source(_ct(out_dtype), expr_ct, in_cts, scalar_cts, casts, expr, dims, helpers)
     return shape, src, tail
 
 
@@ -257,6 +263,9 @@ def assign(out, value, stream=None):
                          % (value.device.spec, out.device.spec))
     elif _is_scalar(value) and out.dtype.kind in "iub" and isinstance(value, (float, np.floating)):
         value = int(value) if np.isfinite(value) else value
+    if out.dtype.kind != "c" and isinstance(value, Array) and value.dtype.kind == "c":
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      getattr(np, "exceptions", np).ComplexWarning, stacklevel=3)
     if isinstance(value, Array) and broadcast_shape(value.shape, out.shape) != out.shape:
         raise ValueError("gpuport: could not broadcast input array from shape %s into shape %s"
                          % (value.shape, out.shape))
@@ -307,13 +316,19 @@ _UNARY_FLOAT = {"sqrt": "sqrt", "exp": "exp", "log": "log", "log2": "log2", "log
 
 def _expr(name, ct):
     """The expression (and helper functions) of ufunc name in loop C type ct."""
+    if ct in cx.COMPLEX_CTS:
+        try:
+            return cx.expr(name, ct), ()
+        except KeyError:
+            raise TypeError("gpuport.%s: not computed for complex numbers (gpuport's complex ufuncs: %s)"
+                            % (name, ", ".join(cx.NAMES))) from None
     flt = ct in ("float", "double")
     signed = ct in ("char", "short", "int", "long")
     if name in _UNARY_FLOAT:
         return ("%s(x0)" % _UNARY_FLOAT[name], ()) if flt else ("x0", ())
     table = {
         "add": "x0 + x1", "subtract": "x0 - x1", "multiply": "x0 * x1", "true_divide": "x0 / x1",
-        "negative": "-x0", "positive": "x0", "square": "x0 * x0", "reciprocal": "1 / x0",
+        "negative": "-x0", "positive": "x0", "conjugate": "x0", "square": "x0 * x0", "reciprocal": "1 / x0",
         "less": "x0 < x1", "less_equal": "x0 <= x1", "greater": "x0 > x1", "greater_equal": "x0 >= x1",
         "equal": "x0 == x1", "not_equal": "x0 != x1",
         "logical_and": "(x0 != 0) && (x1 != 0)", "logical_or": "(x0 != 0) || (x1 != 0)",
@@ -363,7 +378,8 @@ def ufunc(name, *xs, out=None, stream=None):
     if found is None:
         with np.errstate(all="ignore"):
             res = _fix(np_ufunc(*[_dummy(x) for x in xs]).dtype)
-            loop = _fix(np.result_type(*[_dummy(x) for x in xs])) if name in _LOOP_IN else res
+            complex_in = res.kind != "c" and any(isinstance(x, Array) and x.dtype.kind == "c" for x in xs)
+            loop = _fix(np.result_type(*[_dummy(x) for x in xs])) if name in _LOOP_IN or complex_in else res
         if len(_resolved) >= 4096:
             _resolved.clear()
         found = _resolved[key] = (res, loop) + _expr(name, _ct(loop))
@@ -383,16 +399,39 @@ def _make(name):
 
 
 _NAMES = list(_UNARY_FLOAT) + ["add", "subtract", "multiply", "true_divide", "floor_divide", "remainder", "power",
-                               "negative", "positive", "square", "reciprocal", "absolute", "sign", "less",
+                               "negative", "positive", "conjugate", "square", "reciprocal", "absolute", "sign", "less",
                                "less_equal", "greater", "greater_equal", "equal", "not_equal", "logical_and",
                                "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or",
                                "bitwise_xor", "invert", "left_shift", "right_shift", "minimum", "maximum", "isnan", "isinf", "isfinite",
                                "arctan2", "hypot", "fmod"]
 globals().update({n: _make(n) for n in _NAMES})
 # NumPy's other names, and the array API standard's
-divide, mod, abs, bitwise_not = true_divide, remainder, absolute, invert  # noqa: F821
+divide, mod, abs, bitwise_not, conj = true_divide, remainder, absolute, invert, conjugate  # noqa: F821
 acos, asin, atan, atan2, acosh, asinh, atanh = arccos, arcsin, arctan, arctan2, arccosh, arcsinh, arctanh  # noqa: F821
 pow, bitwise_invert, bitwise_left_shift, bitwise_right_shift = power, invert, left_shift, right_shift  # noqa: F821
+
+
+def real(val):
+    """NumPy's real: the real parts of a complex array (a view), or the array."""
+    return operands(val)[0].real
+
+
+def imag(val):
+    """NumPy's imag: the imaginary parts of a complex array (a view), or zeros."""
+    return operands(val)[0].imag
+
+
+def angle(z, deg=False):
+    """NumPy's angle: the argument of each element, in radians (degrees with deg)."""
+    z, = operands(z)
+    a = arctan2(z.imag, z.real)  # noqa: F821
+    return multiply(a, 180 / math.pi) if deg else a  # noqa: F821
+
+
+def make_complex(re, im, dtype):
+    """re + 1j * im: the complex array of dtype with these parts (arrays or numbers)."""
+    r = np.dtype(np.dtype(dtype).char.lower())
+    return run("%s_make(x0, x1)" % CTYPES[np.dtype(dtype)], operands(re, im), [r, r], dtype)
 
 
 def where(condition, x=None, y=None):

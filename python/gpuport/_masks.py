@@ -3,6 +3,7 @@ flatnonzero, compress, and NumPy's nan-skipping reductions, on the device: a mas
 from an exclusive scan of it, and one kernel moves the chosen elements."""
 import numpy as np
 
+from . import _complex as cx
 from . import _elementwise as ew
 from . import _reduction as red
 from ._array import CTYPES, Array, asarray
@@ -44,7 +45,7 @@ _programs = {}
 def _kernels(dev, dtype):
     key = (dev.spec, dtype)
     if key not in _programs:
-        p = Program(_MOVE, "-DT=%s" % CTYPES[dtype], device=dev)
+        p = Program(cx.helpers(CTYPES[dtype]) + _MOVE, "-DT=%s" % CTYPES[dtype], device=dev)  # complex types too
         _programs[key] = (p, p.kernel("gather"), p.kernel("scatter"), p.kernel("take"), p.kernel("put"))
     return _programs[key][1:]
 

@@ -61,6 +61,11 @@ class _Computing:
         else:
             ew.assign(self._index(key), value)
 
+    def conj(self):
+        return ew.conjugate(self)
+
+    conjugate = conj
+
     def nonzero(self):
         return masks.nonzero(self)
 

@@ -314,6 +314,9 @@ class Dispatcher:
                 raise TypeError("gpuport: argument %d of %s is a %s; kernels take arrays (NumPy, gpuport, or "
                                 "__cuda_array_interface__ on CUDA devices) and numbers"
                                 % (i, self.__name__, type(a).__name__))
+            if arr.dtype.kind == "c":
+                raise TypeError("gpuport: argument %d of %s: arrays of %s are not supported by kernels written in "
+                                "Python (bool, integers, float32, float64)" % (i, self.__name__, arr.dtype))
             types.append(_jit_c.Arr(arr.dtype, arr.ndim, "C" if arr.contiguous else "A", "global", arr._off != 0))
             values.append(arr)
         return types, values, back, mapped

@@ -28,6 +28,9 @@ def matmul(a, b, out=None, impl="auto", stream=None):
         if a.ndim == 1:
             shape.pop(-2 if b.ndim > 1 else -1)
         check_out(out, dtype, "matmul", shape)
+    if dtype.kind == "c":
+        r = _complex_matmul(a, b, dtype, stream)
+        return r if out is None else ew.assign(out, r)
     if a2.ndim == 2 and b2.ndim == 2 and dtype in (np.float32, np.float64):
         r = _gemm(a2.astype(dtype, copy=False), b2.astype(dtype, copy=False), impl, stream)
     else:
@@ -68,6 +71,17 @@ def _gemm(a, b, impl, stream):
     return out
 
 
+def _complex_matmul(a, b, dtype, stream):
+    """(ar + i ai)(br + i bi) from the real products of the parts (gp_gemm's where it takes them)."""
+    ai = a.imag if a.dtype.kind == "c" else None
+    bi = b.imag if b.dtype.kind == "c" else None
+    re = matmul(a.real, b.real, stream=stream)
+    im = [matmul(x, y, stream=stream) for x, y in ((a.real, bi), (ai, b.real)) if x is not None and y is not None]
+    if ai is not None and bi is not None:
+        re = ew.subtract(re, matmul(ai, bi, stream=stream))
+    return ew.make_complex(re, im[0] if len(im) == 1 else ew.add(*im), dtype)
+
+
 def dot(a, b, out=None):
     """NumPy's dot: the sum of products for vectors, matmul for matrices, a product with a scalar."""
     a, b = ew.operands(a, b)
@@ -79,7 +93,9 @@ def dot(a, b, out=None):
 
 
 def vdot(a, b):
-    return dot(ew.operands(a)[0].ravel(), ew.operands(b)[0].ravel())
+    """NumPy's vdot: the dot product of the flattened arrays, the first conjugated."""
+    a, b = ew.operands(a, b)
+    return dot((ew.conjugate(a) if a.dtype.kind == "c" else a).ravel(), b.ravel())
 
 
 def inner(a, b):

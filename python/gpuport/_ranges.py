@@ -16,6 +16,8 @@ def arange(start, stop=None, step=1, dtype=None, device=None):
     if step == 0:
         raise ZeroDivisionError("gpuport.arange: step is 0")
     dtype = check_dtype(dtype if dtype is not None else np.result_type(start, stop, step))
+    if dtype.kind == "c":  # real start, stop and step: the real parts
+        return arange(start, stop, step, dtype.char.lower(), device).astype(dtype)
     n = max(0, math.ceil((stop - start) / step))
     out = Array(n, dtype, device=device)
     if dtype.kind in "iu":

@@ -118,6 +118,8 @@ def reduce(op, x, axis=None, dtype=None, keepdims=False, out=None):
     x, = operands(x)
     if not isinstance(x, Array):
         x = operands(np.asarray(x))[0]
+    if x.dtype.kind == "c":
+        return _complex(op, x, axis, dtype, keepdims, out)
     axes = _axes(x, axis)
     kept = [d for d in range(x.ndim) if d not in axes]
     oshape = tuple(x.shape[d] for d in kept)
@@ -157,6 +159,18 @@ def reduce(op, x, axis=None, dtype=None, keepdims=False, out=None):
         out[...] = r
         return out
     return r
+
+
+def _complex(op, x, axis, dtype, keepdims, out):
+    """A reduction of complex elements: sums part by part, any and all of x != 0."""
+    if op in ("any", "all"):
+        return reduce(op, ew.not_equal(x, 0), axis, None, keepdims, out)
+    if op != "sum":
+        raise TypeError("gpuport.%s: not computed for complex numbers (sum, mean, any, all are)" % op)
+    rdtype = _fix(np.sum(np.zeros(1, x.dtype), dtype=dtype).dtype)
+    parts = [reduce("sum", p, axis, np.dtype(rdtype.char.lower()), keepdims) for p in (x.real, x.imag)]
+    r = ew.make_complex(parts[0], parts[1], rdtype)
+    return r if out is None else _into(out, r)
 
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False):
@@ -209,7 +223,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     x, = operands(a)
     m = mean(x, axis, dtype, keepdims=True)
     d = ew.subtract(x, m)
-    r = mean(ew.multiply(d, d), axis, dtype, keepdims=keepdims)
+    r = mean(ew.square(ew.absolute(d)) if d.dtype.kind == "c" else ew.multiply(d, d), axis, dtype, keepdims=keepdims)
     n = _count(x, axis)
     if ddof:
         r = ew.multiply(r, n / (n - ddof) if n > ddof else float("inf")).astype(r.dtype, copy=False)
@@ -235,7 +249,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
     """NumPy's linalg.norm for vectors (ord None, 2, 1, inf, -inf, 0 or any p) and matrices (None
     or 'fro', 1, -1, inf, -inf; linalg.norm takes 2, -2 and 'nuc' from the singular values)."""
     x, = operands(x)
-    a = (x if x.dtype.kind == "f" else x.astype(np.float64))
+    a = x if x.dtype.kind == "f" else ew.absolute(x) if x.dtype.kind == "c" else x.astype(np.float64)
     if axis is None and ord is None:
         return ew.sqrt(sum(ew.square(a))).reshape((1,) * x.ndim if keepdims else ())
     axes = _axes(x, axis) if axis is not None else tuple(range(x.ndim))

@@ -8,13 +8,11 @@ cuSOLVER's matrices are column-major and gpuport's row-major: a row-major buffer
 cuSOLVER, the transpose of the matrix, which each function below turns to its use (a symmetric
 matrix is its own transpose; A = QR is taken of a copy of A's transpose)."""
 import ctypes
-import os
 
 import numpy as np
 
 from ._array import asarray, empty, zeros
-from ._device import _stream
-from ._ffi import RECORDS as _R, check as _check, lib as _lib
+from ._vendor import address, current_stream, load
 
 _LIBS = ("libcusolver.so.12", "libcusolver.so.11", "libcusolver.so")
 _UPPER, _LOWER, _TRANS = 1, 0, 1  # cublasFillMode_t, cublasOperation_t
@@ -25,43 +23,24 @@ class _CuSolver:
     """libcusolver and one cusolverDn handle per device, made on first use."""
 
     def __init__(self):
-        self.lib, self.why, self.handles = None, None, {}
-        tried = []
-        for name in _LIBS:
-            for path in (name, os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "lib64", name)):
-                try:
-                    self.lib = ctypes.CDLL(path)
-                    self.path = path
-                    break
-                except OSError as e:
-                    tried.append(str(e))
-            if self.lib:
-                break
+        self.handles = {}
+        self.lib, self.path, why = load(_LIBS)
         if self.lib is None:
-            self.why = "cuSOLVER was not found (%s)" % "; ".join(tried[:2])
+            self.why = "cuSOLVER was not found (%s)" % why
             return
-        self.cuda = ctypes.CDLL("libcuda.so.1")
         v = ctypes.c_int()
         self.lib.cusolverGetVersion(ctypes.byref(v))
         self.version = "%d.%d.%d" % (v.value // 1000, v.value % 1000 // 100, v.value % 100)
 
     def handle(self, dev):
         """The device's handle, its context current on this thread and its stream the current one."""
-        native = _R["gp_native_device"]()
-        _check(_lib.gp_device_get_native(dev._h, ctypes.byref(native)))
-        self.cuda.cuCtxSetCurrent(_P(native.context))
+        s = current_stream(dev)
         h = self.handles.get(dev.spec)
         if h is None:
             h = _P()
             self.status("Create", self.lib.cusolverDnCreate(ctypes.byref(h)))
             self.handles[dev.spec] = h
-        s = _stream(None)
-        if s is None:
-            s = _P()
-            _check(_lib.gp_stream_get_default(dev._h, ctypes.byref(s)))
-        ns = _R["gp_native_stream"]()
-        _check(_lib.gp_stream_get_native(s, ctypes.byref(ns)))
-        self.status("SetStream", self.lib.cusolverDnSetStream(h, _P(ns.stream)))
+        self.status("SetStream", self.lib.cusolverDnSetStream(h, s))
         return h
 
     @staticmethod
@@ -109,8 +88,6 @@ def solver(device=None):
             "on the device (%s has no vendor solver that gpuport loads)" % dev.backend)
 
 
-def _ptr(x):
-    return _P(x.data.ptr) if x is not None else None
 
 
 def _info(x, what):
@@ -126,9 +103,9 @@ def cholesky(s, m, dtype):
     """L, lower, with m = L L^T: cuSOLVER's upper factor of the column-major reading."""
     n, a = m.shape[0], m.astype(dtype)
     h = s.handle(m.device)
-    w = empty(max(s.work("potrf", dtype, h, _UPPER, n, _ptr(a), n), 1), dtype, m.device)
+    w = empty(max(s.work("potrf", dtype, h, _UPPER, n, address(a), n), 1), dtype, m.device)
     info = zeros(1, np.int32, m.device)
-    s.call("potrf", dtype, h, _UPPER, n, _ptr(a), n, _ptr(w), w.size, _ptr(info))
+    s.call("potrf", dtype, h, _UPPER, n, address(a), n, address(w), w.size, address(info))
     _info(info, "Matrix is not positive definite")
     return a
 
@@ -140,9 +117,9 @@ def eigh(s, m, dtype, uplo, vectors):
     fill = _UPPER if uplo == "L" else _LOWER  # the row-major lower triangle is the column-major upper
     w = empty(n, dtype, m.device)
     job = 1 if vectors else 0
-    work = empty(max(s.work("syevd", dtype, h, job, fill, n, _ptr(a), n, _ptr(w)), 1), dtype, m.device)
+    work = empty(max(s.work("syevd", dtype, h, job, fill, n, address(a), n, address(w)), 1), dtype, m.device)
     info = zeros(1, np.int32, m.device)
-    s.call("syevd", dtype, h, job, fill, n, _ptr(a), n, _ptr(w), _ptr(work), work.size, _ptr(info))
+    s.call("syevd", dtype, h, job, fill, n, address(a), n, address(w), address(work), work.size, address(info))
     _info(info, "Eigenvalues did not converge")
     return (w, a.T.copy()) if vectors else w
 
@@ -156,8 +133,8 @@ def qr(s, m, dtype, mode):
     h, dev = s.handle(m.device), m.device
     tau = empty(max(k, 1), dtype, dev)
     info = zeros(1, np.int32, dev)
-    w = empty(max(s.work("geqrf", dtype, h, r, c, _ptr(a), r), 1), dtype, dev)
-    s.call("geqrf", dtype, h, r, c, _ptr(a), r, _ptr(tau), _ptr(w), w.size, _ptr(info))
+    w = empty(max(s.work("geqrf", dtype, h, r, c, address(a), r), 1), dtype, dev)
+    s.call("geqrf", dtype, h, r, c, address(a), r, address(tau), address(w), w.size, address(info))
     _info(info, "QR failed")
     from ._ranges import triu
     R = triu(a.T[:k if mode != "complete" else r, :])
@@ -166,8 +143,8 @@ def qr(s, m, dtype, mode):
     cols = r if mode == "complete" else k
     q = a[:cols] if cols <= c else _padded(a, r)
     if cols and r:
-        w = empty(max(s.work("orgqr", dtype, h, r, cols, k, _ptr(q), r, _ptr(tau)), 1), dtype, dev)
-        s.call("orgqr", dtype, h, r, cols, k, _ptr(q), r, _ptr(tau), _ptr(w), w.size, _ptr(info))
+        w = empty(max(s.work("orgqr", dtype, h, r, cols, k, address(q), r, address(tau)), 1), dtype, dev)
+        s.call("orgqr", dtype, h, r, cols, k, address(q), r, address(tau), address(w), w.size, address(info))
         _info(info, "QR failed")
     return q.T.copy(), R
 
@@ -195,8 +172,8 @@ def svd(s, m, dtype, full, uv):
     w = empty(max(s.work("gesvd", dtype, h, rows, cols), 1), dtype, dev)
     rwork = empty(max(cols, 1), dtype, dev)
     info = zeros(1, np.int32, dev)
-    s.call("gesvd", dtype, h, ctypes.c_char(job), ctypes.c_char(ord("A") if uv else job), rows, cols, _ptr(a), rows,
-           _ptr(sv), _ptr(u), rows, _ptr(vt), cols, _ptr(w), w.size, _ptr(rwork), _ptr(info))
+    s.call("gesvd", dtype, h, ctypes.c_char(job), ctypes.c_char(ord("A") if uv else job), rows, cols, address(a), rows,
+           address(sv), address(u), rows, address(vt), cols, address(w), w.size, address(rwork), address(info))
     _info(info, "SVD did not converge")
     if not uv:
         return sv
@@ -212,8 +189,8 @@ def lu(s, m, dtype):
     dev, h = m.device, s.handle(m.device)
     piv = empty(max(n, 1), np.int32, dev)
     info = zeros(1, np.int32, dev)
-    w = empty(max(s.work("getrf", dtype, h, n, n, _ptr(a), n), 1), dtype, dev)
-    s.call("getrf", dtype, h, n, n, _ptr(a), n, _ptr(w), _ptr(piv), _ptr(info))
+    w = empty(max(s.work("getrf", dtype, h, n, n, address(a), n), 1), dtype, dev)
+    s.call("getrf", dtype, h, n, n, address(a), n, address(w), address(piv), address(info))
     return a, piv, info
 
 
@@ -239,7 +216,7 @@ def _getrs(s, a, piv, x, trans, k):
     n = a.shape[0]
     info = zeros(1, np.int32, a.device)
     if n and k:
-        s.call("getrs", a.dtype, s.handle(a.device), trans, n, k, _ptr(a), n, _ptr(piv), _ptr(x), n, _ptr(info))
+        s.call("getrs", a.dtype, s.handle(a.device), trans, n, k, address(a), n, address(piv), address(x), n, address(info))
 
 
 def host(name, a, *args, **kw):
