@@ -326,7 +326,7 @@ def rfft(a, n=None, axis=-1, norm=None):
     real = np.dtype(np.float32 if x.dtype in (np.float32, np.float16) else np.float64)
     v, back = _along(x, axis, n, real)
     lib = _vendor(v)
-    if lib is None:
+    if lib is None or v.size == 0:
         out = _own(v.astype(_complex_dtype(real)), -1.0, _scale(norm, n, False))[..., :n // 2 + 1]
     else:
         out = Array(v.shape[:-1] + (n // 2 + 1,), _complex_dtype(real), device=v.device)
@@ -354,7 +354,7 @@ def irfft(a, n=None, axis=-1, norm=None):
     v, back = _along(x, axis, m, _complex_dtype(x.dtype))
     real = np.dtype(v.dtype.char.lower())
     scale, lib = _scale(norm, n, True), _vendor(v)
-    if lib is None:
+    if lib is None or v.size == 0:
         full = Array(v.shape[:-1] + (n,), v.dtype, device=v.device)
         rows = v.size // m
         ew.launch(v.device, _HERMITIAN.format(c=CTYPES[v.dtype]), [full._buf, v._buf],

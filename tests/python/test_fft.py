@@ -71,6 +71,10 @@ def test_real_transforms(dev):
         _close(gp.fft.irfftn(gp.asarray(np.fft.rfftn(a)), a.shape), a, np.float64)
         with pytest.raises(TypeError, match="real"):
             gp.fft.rfft(x.astype(np.complex64))
+        none = np.zeros((0, 6))  # no rows: empty results of NumPy's shapes
+        for f in (gp.fft.fft, gp.fft.rfft, gp.fft.irfft):
+            got = f(gp.asarray(none))
+            assert got.shape == getattr(np.fft, f.__name__)(none).shape
 
 
 def test_two_and_n_dimensions(dev):
