@@ -1,9 +1,9 @@
 """NumPy's fft on the device: fft, ifft, rfft, irfft, their 2-D and n-D forms, fftfreq, rfftfreq,
 fftshift and ifftshift, with NumPy's n, axis, axes, s and norm. On CUDA devices the transforms are
 NVIDIA's cuFFT (libcufft, loaded at first use, on the current stream); elsewhere gpuport's own:
-a Stockham FFT in the dialect (passes of radix 4, 2, 3, 5 and 7; on CPUs twiddles from a table made once)
-for lengths of those factors, and Bluestein's algorithm over a power of two for every other length.
-library(device) says which. Float32 and complex64 give complex64, as CuPy and NumPy 2 give it;
+a Stockham FFT in the dialect (passes of radix 4, 2, 3, 5 and 7; on CPUs twiddles from a table
+made once) for lengths of those factors, and Bluestein's algorithm over a power of two for every
+other length; the tables of the last 32 lengths are kept. library(device) says which. Float32 and complex64 give complex64, as CuPy and NumPy 2 give it;
 other types complex128."""
 import ctypes
 import math
