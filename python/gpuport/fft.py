@@ -268,8 +268,6 @@ def _along(x, axis, n, dtype):
     """x with axis moved last, cut or padded with zeros to n there, C-contiguous, of dtype, and
     the axes that move the result's last axis back (None: it is there)."""
     axis = normalize_axis(axis, x.ndim)
-    if n < 1:
-        raise ValueError("gpuport.fft: invalid number of data points (%d) specified" % n)
     if axis == x.ndim - 1 and n == x.shape[-1] and x.dtype == dtype and x.contiguous:
         return x, None  # as it is: no views made, the usual case
     perm = [d for d in range(x.ndim) if d != axis] + [axis]
@@ -288,11 +286,24 @@ def _back(out, back):
     return out if back is None else out.transpose(back)
 
 
-def _c2c(a, n, axis, norm, inverse):
+def _input(a, n, axis, default=lambda m: m):
+    """a as a device array of at least one dimension, and the transform's points: n, or default
+    of the length along axis."""
     x, = ew.operands(a)
     if x.ndim == 0:
         raise ValueError("gpuport.fft: the input must have at least one dimension")
-    n = x.shape[normalize_axis(axis, x.ndim)] if n is None else n
+    n = default(x.shape[normalize_axis(axis, x.ndim)]) if n is None else n
+    if n < 1:
+        raise ValueError("gpuport.fft: invalid number of data points (%d) specified" % n)
+    return x, n
+
+
+def _scaled(out, scale):
+    return out if scale == 1 else ew.multiply(out, scale, out=out)
+
+
+def _c2c(a, n, axis, norm, inverse):
+    x, n = _input(a, n, axis)
     v, back = _along(x, axis, n, _complex_dtype(x.dtype))
     scale = _scale(norm, n, inverse)
     lib = _vendor(v)
@@ -301,7 +312,7 @@ def _c2c(a, n, axis, norm, inverse):
     else:
         out = Array(v.shape, v.dtype, device=v.device)
         lib.run(lib.C2C if v.dtype == np.complex64 else lib.Z2Z, v, out, (n,), v.size // n, 1 if inverse else -1)
-        out = out if scale == 1 else ew.multiply(out, scale, out=out)
+        out = _scaled(out, scale)
     return _back(out, back)
 
 
@@ -317,12 +328,9 @@ def ifft(a, n=None, axis=-1, norm=None):
 
 def rfft(a, n=None, axis=-1, norm=None):
     """NumPy's fft.rfft: the transform of real input, its n // 2 + 1 non-negative frequencies."""
-    x, = ew.operands(a)
+    x, n = _input(a, n, axis)
     if x.dtype.kind == "c":
         raise TypeError("gpuport.fft.rfft: the input must be real, not %s" % x.dtype)
-    if x.ndim == 0:
-        raise ValueError("gpuport.fft: the input must have at least one dimension")
-    n = x.shape[normalize_axis(axis, x.ndim)] if n is None else n
     real = np.dtype(np.float32 if x.dtype in (np.float32, np.float16) else np.float64)
     v, back = _along(x, axis, n, real)
     lib = _vendor(v)
@@ -331,8 +339,7 @@ def rfft(a, n=None, axis=-1, norm=None):
     else:
         out = Array(v.shape[:-1] + (n // 2 + 1,), _complex_dtype(real), device=v.device)
         lib.run(lib.R2C if real == np.float32 else lib.D2Z, v, out, (n,), v.size // n)
-        scale = _scale(norm, n, False)
-        out = out if scale == 1 else ew.multiply(out, scale, out=out)
+        out = _scaled(out, _scale(norm, n, False))
     return _back(out, back)
 
 
@@ -344,12 +351,7 @@ _HERMITIAN = ("GP_KERNEL void k(GP_GLOBAL {c} *o, GP_GLOBAL const {c} *x, uint n
 
 def irfft(a, n=None, axis=-1, norm=None):
     """NumPy's fft.irfft: the real signal of n points (2 (m - 1) by default) whose rfft is a."""
-    x, = ew.operands(a)
-    if x.ndim == 0:
-        raise ValueError("gpuport.fft: the input must have at least one dimension")
-    n = 2 * (x.shape[normalize_axis(axis, x.ndim)] - 1) if n is None else n
-    if n < 1:
-        raise ValueError("gpuport.fft: invalid number of data points (%d) specified" % n)
+    x, n = _input(a, n, axis, lambda m: 2 * (m - 1))
     m = n // 2 + 1
     v, back = _along(x, axis, m, _complex_dtype(x.dtype))
     real = np.dtype(v.dtype.char.lower())
@@ -363,7 +365,7 @@ def irfft(a, n=None, axis=-1, norm=None):
     else:
         out = Array(v.shape[:-1] + (n,), real, device=v.device)
         lib.run(lib.C2R if real == np.float32 else lib.Z2D, v.copy(), out, (n,), v.size // m)  # C2R overwrites
-        out = out if scale == 1 else ew.multiply(out, scale, out=out)
+        out = _scaled(out, scale)
     return _back(out, back)
 
 
@@ -390,8 +392,7 @@ def _nd(a, s, axes, norm, inverse):
         out = Array(v.shape, dtype, device=v.device)
         lib.run(lib.C2C if dtype == np.complex64 else lib.Z2Z, v, out, tuple(s), v.size // math.prod(s),
                 1 if inverse else -1)
-        scale = math.prod(_scale(norm, n, inverse) for n in s)
-        return out if scale == 1 else ew.multiply(out, scale, out=out)
+        return _scaled(out, math.prod(_scale(norm, n, inverse) for n in s))
     for n, ax in zip(s[::-1], axes[::-1]):
         x = _c2c(x, n, ax, norm, inverse)
     return x
