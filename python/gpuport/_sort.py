@@ -1,10 +1,11 @@
 """NumPy's sort, argsort, unique, median and searchsorted on the device: a stable least-significant-digit radix
-sort of 8-bit digits, in the kernel dialect (every backend). Keys are made unsigned integers that
-order as the values do (floats with their sign bit flipped, or all bits where negative; every
-NaN last, as NumPy puts them); each pass counts the digits of each tile of 2048-4096 keys, scans the
-counts (digit-major, so that a digit's keys follow those of the digits below it) and scatters
-each key to its place, keeping the order of equal digits. Sorting along an axis of an N-D array
-sorts each row: the keys first, then, stably, the row each key belongs to."""
+sort of 8-bit digits, in the kernel dialect (every backend). Keys are unsigned integers that order
+as the values do (floats with their sign bit flipped, or all bits where negative; every NaN last,
+as NumPy puts them), made from the values by the first pass and turned back into values by the
+last; each pass counts the digits of each tile of 2048-4096 keys, scans the counts (digit-major,
+so that a digit's keys follow those of the digits below it) and scatters each key to its place,
+keeping the order of equal digits. Sorting along an axis of an N-D array sorts each row: the
+keys first, then, stably, the row each key belongs to."""
 import math
 
 import numpy as np
@@ -21,48 +22,69 @@ _SOURCE = r"""
 GP_FUNC K bits_of(T v) { union { T v; K k; } u; u.k = 0; u.v = v; return u.k; }
 GP_FUNC T of_bits(K k) { union { T v; K k; } u; u.k = k; return u.v; }
 
-/* The sort key of x: an unsigned integer of the same order (NaN above all; -0.0 below 0.0, so
+/* The flags of a pass: RAW, it reads the values themselves (x) and makes their keys; INDEX, the
+ * values it carries are the keys' indices, made here; VALUES_OUT, it writes the values back
+ * (xout) in place of the keys; ZEROS_EQUAL, -0.0 sorts as 0.0 (for indices in NumPy's order). */
+#define RAW 1
+#define INDEX 2
+#define VALUES_OUT 4
+#define ZEROS_EQUAL 8
+
+/* The sort key of v: an unsigned integer of the same order (NaN above all; -0.0 below 0.0, so
  * that a sort gives back each value's bits, unless zeros_equal). */
-GP_KERNEL void to_keys(GP_GLOBAL const T *x, GP_GLOBAL K *keys, uint n, int zeros_equal)
+GP_FUNC K key_of(T v, int zeros_equal)
 {
-    GP_FOR(i, n) {
-        T v = x[i];
 #if FLOAT
-        K bits = zeros_equal && v == 0 ? 0 : bits_of(v); /* -0.0 as 0.0, for indices in NumPy's order */
-        keys[i] = isnan(v) ? (K)-1 : (bits >> (KBITS - 1)) ? ~bits : bits | ((K)1 << (KBITS - 1));
+    K bits = zeros_equal && v == 0 ? 0 : bits_of(v);
+    return isnan(v) ? (K)-1 : (bits >> (KBITS - 1)) ? ~bits : bits | ((K)1 << (KBITS - 1));
 #elif SIGNED
-        keys[i] = (K)v ^ ((K)1 << (KBITS - 1));
+    return (K)v ^ ((K)1 << (KBITS - 1));
 #else
-        keys[i] = (K)v;
+    return (K)v;
 #endif
-    }
 }
 
-GP_KERNEL void from_keys(GP_GLOBAL const K *keys, GP_GLOBAL T *x, uint n)
+GP_FUNC T value_of(K k)
 {
-    GP_FOR(i, n) {
-        K k = keys[i];
 #if FLOAT
-        x[i] = (k >> (KBITS - 1)) ? of_bits(k ^ ((K)1 << (KBITS - 1))) : of_bits(~k);
+    return (k >> (KBITS - 1)) ? of_bits(k ^ ((K)1 << (KBITS - 1))) : of_bits(~k);
 #elif SIGNED
-        x[i] = (T)(k ^ ((K)1 << (KBITS - 1)));
+    return (T)(k ^ ((K)1 << (KBITS - 1)));
 #else
-        x[i] = (T)k;
+    return (T)k;
 #endif
-    }
 }
 
-/* counts[d * tiles + b]: the keys of tile b whose digit at shift is d. */
-GP_KERNEL void radix_count(GP_GLOBAL const K *keys, GP_GLOBAL uint *counts, uint n, uint shift, uint tiles)
+GP_FUNC K key_at(GP_GLOBAL const T *x, GP_GLOBAL const K *keys, uint i, int flags)
+{
+    return flags & RAW ? key_of(x[i], flags & ZEROS_EQUAL) : keys[i];
+}
+
+/* counts[d * tiles + b]: the keys of tile b whose digit at shift is d. A work-item adds a run of
+ * equal digits at once: where most keys share a digit (the exponent of values of one scale), the
+ * group's atomics on one counter would otherwise take turns. */
+GP_KERNEL void radix_count(GP_GLOBAL const T *x, GP_GLOBAL const K *keys, GP_GLOBAL uint *counts, uint n,
+                           uint shift, uint tiles, int flags)
 {
     GP_LOCAL uint h[BINS];
-    uint t = gp_local_id(0), b = gp_group_id(0);
+    uint t = gp_local_id(0), b = gp_group_id(0), run = 0, last = 0, d[ITEMS];
     h[t] = 0;
-    gp_barrier();
-    for (uint j = 0; j < ITEMS; j++) {
+#pragma unroll
+    for (uint j = 0; j < ITEMS; j++) { /* every load first, then the counting */
         uint i = b * TILE + j * THREADS + t;
-        if (i < n) gp_atomic_add(&h[(uint)(keys[i] >> shift) & (BINS - 1)], 1u);
+        d[j] = i < n ? (uint)(key_at(x, keys, i, flags) >> shift) & (BINS - 1) : BINS;
     }
+    gp_barrier();
+#pragma unroll
+    for (uint j = 0; j < ITEMS; j++) {
+        if (d[j] != last && run) {
+            gp_atomic_add(&h[last], run);
+            run = 0;
+        }
+        last = d[j];
+        run += d[j] < BINS;
+    }
+    if (run) gp_atomic_add(&h[last], run);
     gp_barrier();
     counts[t * tiles + b] = h[t];
 }
@@ -102,18 +124,24 @@ GP_FUNC uint exclusive_sum(GP_LOCAL_PTR(uint) sums, uint t, uint x)
  * in different banks. */
 #define AT(q) ((q) + ((q) >> 5))
 
+/* The counters of the scatter's local sort, digit-major: C(d, t) counts work-item t's keys of
+ * digit d. A row has a word of padding every 16, so that both the counting (work-item t in row
+ * d) and the scan (work-item t over 16 counters in a row) meet at most two to a bank. */
+#define CROW (THREADS + THREADS / 16)
+#define C(d, t) c[(d) * CROW + (t) + ((t) >> 4)]
+
 /* Each key of tile b to offsets[d * tiles + b] plus its rank among the tile's keys of digit d;
- * its value goes along (the key's index, where first is 1). The tile is read into local memory
- * in one coalesced sweep and sorted there by its 8-bit digit, stably, in two passes of 4 bits (a
+ * its value goes along (the key's index, with INDEX). The tile is read into local memory in one
+ * coalesced sweep and sorted there by its 8-bit digit, stably, in two passes of 4 bits (a
  * work-item ranks ITEMS keys in a row, so that equal digits keep their order); then written out
  * in that order, so that the writes to global memory are runs of consecutive addresses. */
-GP_KERNEL void radix_scatter(GP_GLOBAL const K *keys, GP_GLOBAL K *out, GP_GLOBAL const uint *values,
-                             GP_GLOBAL uint *out_values, GP_GLOBAL const uint *offsets, uint n, uint shift,
-                             uint tiles, int first)
+GP_KERNEL void radix_scatter(GP_GLOBAL const T *x, GP_GLOBAL const K *keys, GP_GLOBAL K *out, GP_GLOBAL T *xout,
+                             GP_GLOBAL const uint *values, GP_GLOBAL uint *out_values, GP_GLOBAL const uint *counts,
+                             GP_GLOBAL const uint *offsets, uint n, uint shift, uint tiles, int flags)
 {
-    GP_LOCAL uint c[16][THREADS];
+    GP_LOCAL uint c[16 * CROW];
     GP_LOCAL uint sums[THREADS];
-    GP_LOCAL uint base[BINS];
+    GP_LOCAL uint base[BINS]; /* digit d's offset in out less where its run starts in the sorted tile */
     GP_LOCAL K lk[AT(TILE)];
 #if VALUES
     GP_LOCAL uint lv[AT(TILE)];
@@ -122,40 +150,49 @@ GP_KERNEL void radix_scatter(GP_GLOBAL const K *keys, GP_GLOBAL K *out, GP_GLOBA
     K k[ITEMS];
     uint t = gp_local_id(0), b = gp_group_id(0), mine = t * ITEMS;
     uint valid = n - b * TILE < TILE ? n - b * TILE : TILE;
+    uint count = counts[t * tiles + b], offset = offsets[t * tiles + b];
+#pragma unroll
     for (uint j = 0; j < ITEMS; j++) {
         uint q = j * THREADS + t;
-        lk[AT(q)] = q < valid ? keys[b * TILE + q] : 0;
+        lk[AT(q)] = q < valid ? key_at(x, keys, b * TILE + q, flags) : 0;
 #if VALUES
-        lv[AT(q)] = first || q >= valid ? b * TILE + q : values[b * TILE + q];
+        lv[AT(q)] = flags & INDEX || q >= valid ? b * TILE + q : values[b * TILE + q];
 #endif
     }
+    base[t] = offset - exclusive_sum(sums, t, count); /* (its barriers order the loads above too) */
     for (uint round = 0; round < 2; round++) {
-        uint nibble = shift + 4 * round;
-        for (uint d = 0; d < 16; d++) c[d][t] = 0;
-        gp_barrier();
+        /* a work-item counts its keys' 16 digits in two words of eight 8-bit counters (ITEMS is
+         * below 256), which gives each key its rank among the work-item's keys of its digit */
+        uint nibble = shift + 4 * round, r[ITEMS];
+        ulong lo = 0, hi = 0;
 #pragma unroll
         for (uint j = 0; j < ITEMS; j++) {
             k[j] = lk[AT(mine + j)];
 #if VALUES
             v[j] = lv[AT(mine + j)];
 #endif
-            if (mine + j < valid) c[(uint)(k[j] >> nibble) & 15][t]++;
+            uint dj = (uint)(k[j] >> nibble) & 15, at = (dj & 7) * 8;
+            ulong one = mine + j < valid ? (ulong)1 << at : 0;
+            r[j] = (uint)((dj & 8 ? hi : lo) >> at) & 255;
+            if (dj & 8) hi += one;
+            else lo += one;
         }
+        for (uint d = 0; d < 16; d++) C(d, t) = (uint)((d & 8 ? hi : lo) >> ((d & 7) * 8)) & 255;
         gp_barrier();
         /* the counts' exclusive scan, digit-major: work-item t takes 16 of them in a row */
         uint d = t / 16, s = (t % 16) * 16, run = 0;
-        for (uint q = 0; q < 16; q++) run += c[d][s + q];
+        for (uint q = 0; q < 16; q++) run += C(d, s + q);
         uint prefix = exclusive_sum(sums, t, run);
         for (uint q = 0; q < 16; q++) {
-            uint x = c[d][s + q];
-            c[d][s + q] = prefix;
-            prefix += x;
+            uint y = C(d, s + q);
+            C(d, s + q) = prefix;
+            prefix += y;
         }
         gp_barrier();
 #pragma unroll
         for (uint j = 0; j < ITEMS; j++) {
             if (mine + j < valid) {
-                uint at = c[(uint)(k[j] >> nibble) & 15][t]++;
+                uint at = C((uint)(k[j] >> nibble) & 15, t) + r[j];
                 lk[AT(at)] = k[j];
 #if VALUES
                 lv[AT(at)] = v[j];
@@ -164,19 +201,14 @@ GP_KERNEL void radix_scatter(GP_GLOBAL const K *keys, GP_GLOBAL K *out, GP_GLOBA
         }
         gp_barrier();
     }
-    for (uint j = 0; j < ITEMS; j++) { /* where each digit's run starts, in the tile and in out */
-        uint q = j * THREADS + t;
-        uint d = (uint)(lk[AT(q)] >> shift) & (BINS - 1);
-        if (q < valid && (q == 0 || ((uint)(lk[AT(q - 1)] >> shift) & (BINS - 1)) != d))
-            base[d] = offsets[d * tiles + b] - q;
-    }
-    gp_barrier();
+#pragma unroll
     for (uint j = 0; j < ITEMS; j++) {
         uint q = j * THREADS + t;
         if (q < valid) {
             K key = lk[AT(q)];
             uint at = base[(uint)(key >> shift) & (BINS - 1)] + q;
-            out[at] = key;
+            if (flags & VALUES_OUT) xout[at] = value_of(key);
+            else out[at] = key;
 #if VALUES
             out_values[at] = lv[AT(q)];
 #endif
@@ -229,14 +261,16 @@ def _kernels(dtype, values, dev):
         opts = "-DT=%s -DK=%s -DKBITS=%d -DFLOAT=%d -DSIGNED=%d -DVALUES=%d -DITEMS=%d" % (
             t, k, 8 * max(size, 4), kind == "f", kind == "i", int(values), items)
         p = Program(_SOURCE, opts, device=dev)
-        _programs[key] = {n: p.kernel(n) for n in ("to_keys", "from_keys", "radix_count", "radix_scatter", "rows_of")}
+        _programs[key] = {n: p.kernel(n) for n in ("radix_count", "radix_scatter", "rows_of")}
         _programs[key]["tile"] = 256 * items
     return _programs[key]
 
 
-def _radix(keys, bits, values, kernels, stream):
+def _radix(keys, bits, values, kernels, stream, x=None, zeros_equal=False, out=None):
     """Sorts keys (uint or ulong, contiguous) by their low bits, carrying values: a uint array,
-    True (the keys' indices, made by the first pass) or None. Returns the sorted keys and values."""
+    True (the keys' indices, made by the first pass) or None. Where x is given, the first pass reads
+    its values and makes their keys (keys is then only room for them); where out is, the last pass
+    writes the sorted values there in place of their keys. Returns the sorted keys and values."""
     n, dev = keys.size, keys.device
     tiles = -(-n // kernels["tile"])
     counts = empty(256 * tiles, np.uint32, dev)
@@ -245,11 +279,15 @@ def _radix(keys, bits, values, kernels, stream):
         values = empty(n, np.uint32, dev)  # not read: the first pass writes the indices
     other_values = empty(n, np.uint32, dev) if carry else counts
     values = values if carry else counts  # (not used without VALUES)
+    raw, x = x is not None, x if x is not None else keys  # (x: not read after the first pass, nor without it)
     for shift in range(0, bits, 8):
-        kernels["radix_count"](keys, counts, n, shift, tiles, global_size=tiles * 256, local_size=256, stream=stream)
+        flags = (1 if raw and shift == 0 else 0) | (2 if first and shift == 0 else 0) | \
+            (4 if out is not None and shift + 8 >= bits else 0) | (8 if zeros_equal else 0)
+        kernels["radix_count"](x, keys, counts, n, shift, tiles, flags, global_size=tiles * 256, local_size=256,
+                               stream=stream)
         offsets = cumsum(counts, exclusive=True, stream=stream)
-        kernels["radix_scatter"](keys, other, values, other_values, offsets, n, shift, tiles, int(first and shift == 0),
-                                 global_size=tiles * 256, local_size=256, stream=stream)
+        kernels["radix_scatter"](x, keys, other, out if out is not None else x, values, other_values, counts, offsets, n,
+                                 shift, tiles, flags, global_size=tiles * 256, local_size=256, stream=stream)
         keys, other = other, keys
         if carry:
             values, other_values = other_values, values
@@ -265,30 +303,28 @@ def _sorted(x, want_index, stream=None, values=True):
     if n >= 1 << 32:
         raise ValueError("gpuport.sort: takes arrays of fewer than 2^32 elements")
     x = x if x.contiguous and not x._off else x.copy()
-    length = x.shape[-1] if x.ndim else 1
-    rows = n // length if length else 0
-    kern = _kernels(x.dtype, want_index or rows > 1, dev)
-    keys = empty(n, np.uint32 if x.dtype.itemsize <= 4 else np.uint64, dev)
     if n == 0:
         return x.copy(), (empty(x.shape, np.int64, dev) if want_index else None)
-    kern["to_keys"](x, keys, n, int(want_index), global_size=n, stream=stream)
-    keys, index = _radix(keys, 8 * keys.itemsize, True if want_index or rows > 1 else None, kern, stream)
-    out = None
+    length = x.shape[-1] if x.ndim else 1
+    rows = n // length
+    kern = _kernels(x.dtype, want_index or rows > 1, dev)
+    keys = empty(n, np.uint32 if x.dtype.itemsize <= 4 else np.uint64, dev)
+    # the values straight from the last pass, unless they come by their indices: after a second
+    # sort by row, or where the keys took -0.0 as 0.0 (for indices in NumPy's order)
+    gather = rows > 1 or (want_index and x.dtype.kind == "f")
+    out = empty(x.shape, x.dtype, dev) if values and not gather else None
+    keys, index = _radix(keys, 8 * keys.itemsize, True if want_index or rows > 1 else None, kern, stream,
+                         x=x.reshape(n), zeros_equal=want_index, out=out)
     if rows > 1:  # then stably by row: each row's keys together, in their order
         row = empty(n, np.uint32, dev)
         kern["rows_of"](index, row, length, n, global_size=n, stream=stream)
         _, index = _radix(row, 8 * math.ceil(math.log2(rows) / 8), index, _kernels(None, True, dev), stream)
-        if values:
-            out = x.reshape(n)[index.astype(np.int64)].reshape(x.shape)
-        if want_index:  # the index within the row
-            index = ew.remainder(index, length)
-    elif want_index and x.dtype.kind == "f":  # its keys took -0.0 as 0.0: the values themselves
+    if gather:
         index = index.astype(np.int64)
         if values:
             out = x.reshape(n)[index].reshape(x.shape)
-    elif values:
-        out = empty(x.shape, x.dtype, dev)
-        kern["from_keys"](keys, out, n, global_size=n, stream=stream)
+        if want_index and rows > 1:  # the index within the row
+            index = ew.remainder(index, length)
     return out, (index.astype(np.int64, copy=False).reshape(x.shape) if want_index else None)
 
 
