@@ -245,6 +245,7 @@ GP_KERNEL void searchsorted(GP_GLOBAL const T *a, GP_GLOBAL const T *v, GP_GLOBA
 """
 _programs = {}
 _KEYS = {4: "uint", 8: "ulong"}
+_RAW, _INDEX, _VALUES_OUT, _ZEROS_EQUAL = 1, 2, 4, 8  # a pass's flags, as _SOURCE defines them
 
 
 def _kernels(dtype, values, dev):
@@ -281,8 +282,8 @@ def _radix(keys, bits, values, kernels, stream, x=None, zeros_equal=False, out=N
     values = values if carry else counts  # (not used without VALUES)
     raw, x = x is not None, x if x is not None else keys  # (x: not read after the first pass, nor without it)
     for shift in range(0, bits, 8):
-        flags = (1 if raw and shift == 0 else 0) | (2 if first and shift == 0 else 0) | \
-            (4 if out is not None and shift + 8 >= bits else 0) | (8 if zeros_equal else 0)
+        flags = (_RAW if raw and shift == 0 else 0) | (_INDEX if first and shift == 0 else 0) | \
+            (_VALUES_OUT if out is not None and shift + 8 >= bits else 0) | (_ZEROS_EQUAL if zeros_equal else 0)
         kernels["radix_count"](x, keys, counts, n, shift, tiles, flags, global_size=tiles * 256, local_size=256,
                                stream=stream)
         offsets = cumsum(counts, exclusive=True, stream=stream)
